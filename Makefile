@@ -1,0 +1,115 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+#   make            build build/xdpsteer (BPF object, skeleton, CLI)
+#   make test       install what is missing, build, run every test
+#   make bench      benchmarks, each as a ratio to a baseline timed in the same run
+#   make demo       veth/netns testbed: attach, send flows, show the spread, change targets
+#   make deps       install the Debian packages the project needs
+#   V=1             show the full commands
+#
+# clang 14 (Debian 12's default) is the BPF compiler: it is always installed
+# with `clang`, and it emits the smallest program of the three installable
+# versions (see README, "Choice of clang"). Override with BPF_CLANG=clang-19.
+
+BPF_CLANG ?= clang
+CC ?= cc
+BPFTOOL ?= bpftool
+BUILD := build
+ARCH := x86
+
+ifeq ($(V),1)
+Q :=
+msg =
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+PKGS := libbpf libxdp
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+CFLAGS ?= -O2 -g
+CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -Iinclude -I$(BUILD) $(PKG_CFLAGS)
+LDLIBS += $(PKG_LIBS) -lelf -lz -lm
+
+ifeq ($(SANITIZE),1)
+CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -Wall -Wno-unused-function
+
+BPF_SRC := bpf/xdpsteer.bpf.c
+BPF_OBJ := $(BUILD)/xdpsteer.bpf.o
+SKEL := $(BUILD)/xdpsteer.skel.h
+HEADERS := $(wildcard include/*.h bpf/*.h user/*.h)
+
+LIB_SRC := $(filter-out user/main.c,$(wildcard user/*.c))
+LIB_OBJ := $(patsubst user/%.c,$(BUILD)/user/%.o,$(LIB_SRC))
+CLI := $(BUILD)/xdpsteer
+
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/*.c))
+PROG_TESTS := $(patsubst tests/prog/%.c,$(BUILD)/tests/%,$(wildcard tests/prog/*.c))
+BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(wildcard tests/bench/*.c))
+
+.PHONY: all deps test unit prog-test ns-test bench demo clean format
+.DELETE_ON_ERROR:
+
+all: $(CLI)
+
+deps:
+	$(Q)tests/deps.sh
+
+$(BUILD) $(BUILD)/user $(BUILD)/tests $(BUILD)/bench:
+	$(Q)mkdir -p $@
+
+$(BPF_OBJ): $(BPF_SRC) $(HEADERS) | $(BUILD)
+	$(call msg,BPF,$@)
+	$(Q)$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(SKEL): $(BPF_OBJ)
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name xdpsteer > $@
+
+$(BUILD)/user/%.o: user/%.c $(SKEL) $(HEADERS) | $(BUILD)/user
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libxdpsteer.a: $(LIB_OBJ)
+	$(call msg,AR,$@)
+	$(Q)$(AR) rcs $@ $^
+
+$(CLI): $(BUILD)/user/main.o $(BUILD)/libxdpsteer.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(BUILD)/tests/%: tests/unit/%.c tests/test.h $(HEADERS) $(BUILD)/libxdpsteer.a | $(BUILD)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests $< $(BUILD)/libxdpsteer.a $(LDFLAGS) $(LDLIBS) -o $@
+
+$(BUILD)/tests/%: tests/prog/%.c tests/test.h tests/prog/*.h $(HEADERS) $(SKEL) $(BUILD)/libxdpsteer.a | $(BUILD)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests -Itests/prog $< $(BUILD)/libxdpsteer.a $(LDFLAGS) $(LDLIBS) -o $@
+
+$(BUILD)/bench/%: tests/bench/%.c tests/prog/*.h $(HEADERS) $(SKEL) $(BUILD)/libxdpsteer.a | $(BUILD)/bench
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests -Itests/prog $< $(BUILD)/libxdpsteer.a $(LDFLAGS) $(LDLIBS) -o $@
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_TESTS) $(PROG_TESTS)
+	$(Q)tests/run.sh
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory all $(BENCHES)
+	$(Q)tests/bench/run.sh
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tests/demo.sh
+
+format:
+	clang-format -i include/*.h bpf/*.[ch] user/*.[ch] tests/*/*.[ch] tests/*.h
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * xdpsteer: hash each packet's flow key and steer it to one of N targets
+ * (cpumap CPUs or devmap interfaces) by jump consistent hash or by a
+ * shuffle-shard hand. The decision itself lives in include/xs_select.h and is
+ * shared with `xdpsteer lookup`.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "xs_jump.h"
+
+/*
+ * Loops are verified once as global subprograms instead of once per call
+ * site and path, which would exceed the verifier's budget.
+ */
+struct xs_hand;
+__attribute__((noinline)) int xs_jump_global(__u64 key, __u32 n);
+__attribute__((noinline)) int xs_deal_global(__u64 hand_hash, __u32 n, __u32 h,
+					     struct xs_hand *hand);
+static __always_inline int xs_pick_global(const struct xs_hand *hand, const __u64 *load,
+					  __u64 flow_hash);
+#define XS_JUMP_FN xs_jump_global
+#define XS_DEAL_FN xs_deal_global
+#define XS_PICK_FN xs_pick_global
+
+#include "xs_maps.h"
+#include "xs_parse.h"
+
+/* Set by the loader before load; never change afterwards. */
+const volatile __u32 cfg_unparsed_verdict = XDP_PASS;
+const volatile __u32 cfg_nr_cpus = 1;
+const volatile __u8 cfg_flow_table = 1;
+
+__attribute__((noinline)) int xs_jump_global(__u64 key, __u32 n)
+{
+	return xs_jump(key, n);
+}
+
+#include "xs_shuffle.h"
+
+/*
+ * The hand stays behind a pointer: the verifier does not track what it
+ * holds, so every step looks alike and the callback converges at once.
+ */
+struct xs_deal_ctx {
+	__u64 hand_hash;
+	__u32 n, h;
+	struct xs_hand *hand;
+};
+
+static int xs_deal_cb(__u32 i, struct xs_deal_ctx *c)
+{
+	return xs_deal_step(c->hand_hash, c->n, c->h, c->hand, i);
+}
+
+/* xs_deal() with bpf_loop() as the loop, so the step is verified once. */
+__attribute__((noinline)) int xs_deal_global(__u64 hand_hash, __u32 n, __u32 h,
+					     struct xs_hand *hand)
+{
+	struct xs_deal_ctx c = { .hand_hash = hand_hash, .n = n, .h = h, .hand = hand };
+
+	if (!hand)
+		return -1;
+	hand->n_cards = 0;
+	hand->last = 0;
+	bpf_loop(XS_DEAL_STEPS, xs_deal_cb, &c, 0);
+	return 0;
+}
+
+struct xs_loads {
+	__u64 v[XS_MAX_HAND];
+};
+
+/* Takes the loads as a sized struct: global subprograms check memory by BTF size. */
+__attribute__((noinline)) int xs_pick_loads(const struct xs_hand *hand, const struct xs_loads *load,
+					    __u64 flow_hash)
+{
+	if (!hand || !load)
+		return 0;
+	return xs_pick_least_loaded(hand, load->v, flow_hash);
+}
+
+static __always_inline int xs_pick_global(const struct xs_hand *hand, const __u64 *load,
+					  __u64 flow_hash)
+{
+	return xs_pick_loads(hand, (const struct xs_loads *)load, flow_hash);
+}
+
+static __always_inline void xs_count(__u32 counter)
+{
+	__u64 *c = bpf_map_lookup_elem(&xs_counters, &counter);
+
+	if (c)
+		*c += 1;
+}
+
+#define XS_ENV void *
+static __always_inline __u32 xs_env_bucket(void *pool, __u32 bucket)
+{
+	__u32 idx = bucket + 1;
+	union xs_pool_entry *e = bpf_map_lookup_elem(pool, &idx);
+
+	return e ? e->bucket.target : XS_NO_TARGET;
+}
+
+/*
+ * Load of a target: frames enqueued to it and not yet dequeued on the target
+ * side. Per-CPU counters keep atomics off the packet path; the sum across
+ * CPUs is only read when a shuffle flow is placed.
+ */
+__attribute__((noinline)) __u64 xs_load_global(__u32 target)
+{
+	__u64 enq = 0, done = 0;
+	__u32 cpu;
+
+	for (cpu = 0; cpu < XS_MAX_CPUS; cpu++) {
+		struct xs_target_stats *s;
+
+		if (cpu >= cfg_nr_cpus)
+			break;
+		s = bpf_map_lookup_percpu_elem(&xs_target_stats, &target, cpu);
+		if (!s)
+			break;
+		enq += s->packets;
+		done += s->dequeued + s->dropped;
+	}
+	return enq > done ? enq - done : 0;
+}
+
+static __always_inline __u64 xs_env_load(void *pool, __u32 target)
+{
+	return xs_load_global(target);
+}
+
+#include "xs_select.h"
+
+/* Leave the target id in metadata for the cpumap/devmap program. */
+static __always_inline void xs_stamp_meta(struct xdp_md *ctx, __u32 target)
+{
+	void *data, *meta;
+	struct xs_meta *m;
+
+	/* In a BPF_PROG_TEST_RUN repeat loop the meta from the last run is reused. */
+	if ((void *)(long)ctx->data_meta + sizeof(*m) != (void *)(long)ctx->data &&
+	    bpf_xdp_adjust_meta(ctx, -(int)sizeof(*m)))
+		goto fail;
+	/* Reload after the compare: clang must not reuse "data == meta + 4". */
+	asm volatile("" ::: "memory");
+	data = (void *)(long)ctx->data;
+	meta = (void *)(long)ctx->data_meta;
+	m = meta;
+	if ((void *)(m + 1) > data)
+		goto fail;
+	m->magic = XS_META_MAGIC;
+	m->target = target;
+	return;
+fail:
+	xs_count(XS_C_META_ERR);
+}
+
+static __always_inline int xs_deliver(struct xdp_md *ctx, __u32 target_id,
+				      const struct xs_target *t)
+{
+	__u64 len = ctx->data_end - ctx->data;
+	struct xs_target_stats *s;
+	__u32 key;
+	int act;
+
+	if (t->kind == XS_TARGET_CPU) {
+		key = t->cpu;
+		act = bpf_redirect_map(&xs_cpumap, key, XDP_PASS);
+	} else {
+		key = target_id - XS_DEV_BASE;
+		act = bpf_redirect_map(&xs_devmap, key, XDP_PASS);
+	}
+	if (act != XDP_REDIRECT) {
+		xs_count(XS_C_REDIRECT_ERR);
+		return XDP_PASS;
+	}
+	s = bpf_map_lookup_elem(&xs_target_stats, &target_id);
+	if (s) {
+		s->packets++;
+		s->bytes += len;
+	}
+	xs_stamp_meta(ctx, target_id);
+	return act;
+}
+
+static __always_inline const struct xs_target *xs_live_target(__u32 id, __u32 uid)
+{
+	const struct xs_target *t = bpf_map_lookup_elem(&xs_targets, &id);
+
+	if (!t || !(t->flags & XS_TARGET_F_ACTIVE))
+		return NULL;
+	if (uid && t->uid != uid)
+		return NULL;
+	return t;
+}
+
+SEC("xdp")
+int xdpsteer_xdp(struct xdp_md *ctx)
+{
+	struct xs_parsed p = {};
+	struct xs_flow_key flow;
+	struct xs_decision d;
+	const struct xs_target *t;
+	union xs_pool_entry *e;
+	struct xs_flow_pin pin, *old_pin = NULL;
+	__u32 zero = 0;
+	void *pool;
+	int r;
+
+	r = xs_parse((void *)(long)ctx->data, (void *)(long)ctx->data_end, &p);
+	if (r != XS_PARSE_OK) {
+		xs_count(r);
+		return cfg_unparsed_verdict;
+	}
+	if (p.is_frag)
+		xs_count(XS_C_FRAGMENT);
+
+	pool = bpf_map_lookup_elem(&xs_pools, &zero);
+	if (!pool)
+		goto no_targets;
+	e = bpf_map_lookup_elem(pool, &zero);
+	if (!e || e->hdr.n_buckets == 0)
+		goto no_targets;
+
+	/* A flow is what the configured flow fields say it is. */
+	xs_flow_key_mask(&flow, &p.key, e->hdr.flow_fields, XS_DOMAIN_FLOW);
+	if (cfg_flow_table) {
+		old_pin = bpf_map_lookup_elem(&xs_flows, &flow);
+		if (old_pin) {
+			t = xs_live_target(old_pin->target, old_pin->uid);
+			if (t) {
+				xs_count(XS_C_FLOW_HIT);
+				return xs_deliver(ctx, old_pin->target, t);
+			}
+		}
+	}
+
+	if (xs_select(&e->hdr, &flow, pool, &d))
+		goto no_targets;
+	t = xs_live_target(d.target, 0);
+	if (!t) {
+		xs_count(XS_C_TARGET_GONE);
+		return XDP_PASS;
+	}
+	if (cfg_flow_table) {
+		pin.target = d.target;
+		pin.uid = t->uid;
+		bpf_map_update_elem(&xs_flows, &flow, &pin, BPF_ANY);
+		xs_count(old_pin ? XS_C_FLOW_REPIN : XS_C_FLOW_NEW);
+	}
+	return xs_deliver(ctx, d.target, t);
+
+no_targets:
+	xs_count(XS_C_NO_TARGETS);
+	return XDP_PASS;
+}
+
+/* Target side of the queue: runs on the CPU that dequeues (cpumap) or at
+ * devmap flush. Counts the dequeue that balances the enqueue above. */
+static __always_inline __u32 xs_dequeue(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	struct xs_meta *m = (void *)(long)ctx->data_meta;
+	struct xs_target_stats *s;
+	__u32 target;
+
+	if ((void *)(m + 1) > data || m->magic != XS_META_MAGIC) {
+		xs_count(XS_C_META_ERR);
+		return XS_NO_TARGET;
+	}
+	target = m->target;
+	s = bpf_map_lookup_elem(&xs_target_stats, &target);
+	if (s)
+		s->dequeued++;
+	return target;
+}
+
+SEC("xdp/cpumap")
+int xdpsteer_cpumap(struct xdp_md *ctx)
+{
+	__u32 target = xs_dequeue(ctx);
+
+	/* cpu N has target id N: a mismatch means the frame ran on the wrong CPU. */
+	if (target != XS_NO_TARGET && target != bpf_get_smp_processor_id())
+		xs_count(XS_C_WRONG_CPU);
+	return XDP_PASS;
+}
+
+SEC("xdp/devmap")
+int xdpsteer_devmap(struct xdp_md *ctx)
+{
+	xs_dequeue(ctx);
+	return XDP_PASS;
+}
+
+/* Frames the cpumap dropped after we returned XDP_REDIRECT never dequeue. */
+SEC("tp_btf/xdp_cpumap_enqueue")
+int BPF_PROG(xdpsteer_cpumap_drops, int map_id, unsigned int processed, unsigned int drops,
+	     int to_cpu)
+{
+	struct xs_target_stats *s;
+	struct xs_self *self;
+	__u32 zero = 0, target = to_cpu;
+
+	if (!drops)
+		return 0;
+	self = bpf_map_lookup_elem(&xs_self, &zero);
+	if (!self || self->cpumap_id != (__u32)map_id)
+		return 0;
+	s = bpf_map_lookup_elem(&xs_target_stats, &target);
+	if (s)
+		s->dropped += drops;
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/* Maps of the xdpsteer XDP object. All are pinned under /sys/fs/bpf/xdpsteer/IFACE/. */
+#ifndef XS_MAPS_H
+#define XS_MAPS_H
+
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include "xdpsteer.h"
+
+/* Template for a pool; real pools are created by the CLI with their own size. */
+struct xs_pool_map {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_INNER_MAP);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, union xs_pool_entry);
+};
+
+/*
+ * clang emits the value type of an inner map as a forward declaration only,
+ * and libbpf then cannot size it; a typed global forces the full type.
+ */
+const volatile union xs_pool_entry xs_pool_entry_btf = {};
+
+/* Pool id -> pool. Swapping an entry is the atomic topology change. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, XS_MAX_POOLS);
+	__type(key, __u32);
+	__array(values, struct xs_pool_map);
+} xs_pools SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XS_MAX_TARGETS);
+	__type(key, __u32);
+	__type(value, struct xs_target);
+} xs_targets SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XS_MAX_TARGETS);
+	__type(key, __u32);
+	__type(value, struct xs_target_stats);
+} xs_target_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XS_C_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} xs_counters SEC(".maps");
+
+/*
+ * Flow pins. One global LRU rather than per-CPU: if RSS ever delivers one
+ * flow to two RX CPUs, both must find the same pin, or a shuffle flow whose
+ * least-loaded card differs per CPU would be split. Sized at attach.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, XS_DEFAULT_FLOW_ENTRIES);
+	__type(key, struct xs_flow_key);
+	__type(value, struct xs_flow_pin);
+} xs_flows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_CPUMAP);
+	__uint(max_entries, XS_MAX_CPUS);
+	__type(key, __u32);
+	__type(value, struct bpf_cpumap_val);
+} xs_cpumap SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_DEVMAP);
+	__uint(max_entries, XS_MAX_DEVS);
+	__type(key, __u32);
+	__type(value, struct bpf_devmap_val);
+} xs_devmap SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xs_self);
+} xs_self SEC(".maps");
+
+#endif /* XS_MAPS_H */

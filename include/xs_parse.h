@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * Packet parsing, shared by the XDP program and the userspace reference
+ * used by tests and the fuzzer: Ethernet, up to two VLAN tags, IPv4
+ * (IHL validated, options skipped), IPv6 (hop-by-hop, routing, destination
+ * options and fragment headers, bounded), then TCP, UDP or SCTP ports.
+ *
+ * Returns XS_PARSE_OK with the flow key filled in, or the xs_counter that
+ * names why the packet could not be keyed. Fragments of one datagram, first
+ * or not, are keyed on (src, dst, proto) only, so they all meet.
+ */
+#ifndef XS_PARSE_H
+#define XS_PARSE_H
+
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/tcp.h>
+#include <linux/udp.h>
+#include <bpf/bpf_endian.h>
+#include "xdpsteer.h"
+
+#define XS_PARSE_OK XS_C_MAX
+#define XS_MAX_VLANS 2
+#define XS_IP6_MAX_EXT 8
+
+#define XS_IP_MF 0x2000
+#define XS_IP_OFFSET 0x1fff
+
+struct xs_vlan_hdr {
+	__be16 tci;
+	__be16 encap_proto;
+};
+
+struct xs_ip6_ext {
+	__u8 nexthdr;
+	__u8 hdrlen;
+};
+
+struct xs_ip6_frag {
+	__u8 nexthdr;
+	__u8 reserved;
+	__be16 frag_off;     /* offset << 3 | M */
+	__be32 id;
+};
+
+struct xs_parsed {
+	struct xs_flow_key key;
+	__u8 is_frag;
+};
+
+XS_INLINE int xs_parse_ports(void *pos, void *data_end, __u8 proto, struct xs_flow_key *key)
+{
+	__u32 need;
+
+	switch (proto) {
+	case IPPROTO_TCP:
+		need = sizeof(struct tcphdr);
+		break;
+	case IPPROTO_UDP:
+		need = sizeof(struct udphdr);
+		break;
+	case IPPROTO_SCTP:
+		need = 12; /* common header: ports, verification tag, checksum */
+		break;
+	default:
+		return XS_PARSE_OK; /* keyed without ports */
+	}
+	if (pos + need > data_end)
+		return XS_C_TRUNC_L4;
+	/* TCP, UDP and SCTP all start with the 16-bit source and dest ports. */
+	key->sport = ((__be16 *)pos)[0];
+	key->dport = ((__be16 *)pos)[1];
+	return XS_PARSE_OK;
+}
+
+XS_INLINE int xs_parse_ipv4(void *pos, void *data_end, struct xs_parsed *p)
+{
+	struct iphdr *ip = pos;
+	__u32 ihl_bytes, tot_len;
+
+	if ((void *)(ip + 1) > data_end)
+		return XS_C_TRUNC_IP;
+	if (ip->version != 4 || ip->ihl < 5)
+		return XS_C_BAD_IHL;
+	ihl_bytes = ip->ihl * 4;
+	if (pos + ihl_bytes > data_end)
+		return XS_C_TRUNC_IP;
+	tot_len = bpf_ntohs(ip->tot_len);
+	/* Shorter than the frame is Ethernet padding; longer is a lie. */
+	if (tot_len < ihl_bytes || pos + tot_len > data_end)
+		return XS_C_BAD_IP_LEN;
+
+	p->key.src[2] = bpf_htonl(0xffff);
+	p->key.src[3] = ip->saddr;
+	p->key.dst[2] = bpf_htonl(0xffff);
+	p->key.dst[3] = ip->daddr;
+	p->key.proto = ip->protocol;
+	if (ip->frag_off & bpf_htons(XS_IP_MF | XS_IP_OFFSET)) {
+		p->is_frag = 1;
+		return XS_PARSE_OK;
+	}
+	return xs_parse_ports(pos + ihl_bytes, data_end, ip->protocol, &p->key);
+}
+
+XS_INLINE int xs_parse_ipv6(void *pos, void *data_end, struct xs_parsed *p)
+{
+	struct ipv6hdr *ip6 = pos;
+	__u8 nexthdr;
+	int i;
+
+	if ((void *)(ip6 + 1) > data_end)
+		return XS_C_TRUNC_IP;
+	if (ip6->version != 6)
+		return XS_C_BAD_IHL;
+	if ((void *)(ip6 + 1) + bpf_ntohs(ip6->payload_len) > data_end)
+		return XS_C_BAD_IP_LEN;
+	__builtin_memcpy(p->key.src, &ip6->saddr, 16);
+	__builtin_memcpy(p->key.dst, &ip6->daddr, 16);
+	nexthdr = ip6->nexthdr;
+	pos = ip6 + 1;
+
+	for (i = 0; i < XS_IP6_MAX_EXT; i++) {
+		struct xs_ip6_ext *ext = pos;
+		struct xs_ip6_frag *frag = pos;
+
+		switch (nexthdr) {
+		case IPPROTO_HOPOPTS:
+		case IPPROTO_ROUTING:
+		case IPPROTO_DSTOPTS:
+			if ((void *)(ext + 1) > data_end)
+				return XS_C_TRUNC_IP;
+			nexthdr = ext->nexthdr;
+			pos += (ext->hdrlen + 1) * 8;
+			break;
+		case IPPROTO_FRAGMENT:
+			if ((void *)(frag + 1) > data_end)
+				return XS_C_TRUNC_IP;
+			p->key.proto = frag->nexthdr;
+			p->is_frag = 1;
+			return XS_PARSE_OK;
+		default:
+			p->key.proto = nexthdr;
+			return xs_parse_ports(pos, data_end, nexthdr, &p->key);
+		}
+	}
+	return XS_C_IP6_EXT_LIMIT;
+}
+
+XS_INLINE int xs_parse(void *data, void *data_end, struct xs_parsed *p)
+{
+	struct ethhdr *eth = data;
+	void *pos = eth + 1;
+	__be16 proto;
+	int i;
+
+	if (pos > data_end)
+		return XS_C_TRUNC_ETH;
+	proto = eth->h_proto;
+
+	for (i = 0; i < XS_MAX_VLANS; i++) {
+		struct xs_vlan_hdr *vlan = pos;
+
+		if (proto != bpf_htons(ETH_P_8021Q) && proto != bpf_htons(ETH_P_8021AD))
+			break;
+		if ((void *)(vlan + 1) > data_end)
+			return XS_C_TRUNC_ETH;
+		proto = vlan->encap_proto;
+		pos = vlan + 1;
+	}
+
+	switch (proto) {
+	case bpf_htons(ETH_P_IP):
+		return xs_parse_ipv4(pos, data_end, p);
+	case bpf_htons(ETH_P_IPV6):
+		return xs_parse_ipv6(pos, data_end, p);
+	case bpf_htons(ETH_P_8021Q):
+	case bpf_htons(ETH_P_8021AD):
+		return XS_C_VLAN_TOO_DEEP;
+	default:
+		return XS_C_NOT_IP;
+	}
+}
+
+#endif /* XS_PARSE_H */

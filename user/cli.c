@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "log.h"
+#include "xs_hash.h"
+
+static int xs_nopts(const struct xs_cmd *cmd)
+{
+	int n = 0;
+
+	while (cmd->opts && cmd->opts[n].name)
+		n++;
+	return n;
+}
+
+const char *xs_arg(const struct xs_args *a, const char *name)
+{
+	int i, n = xs_nopts(a->cmd);
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(a->cmd->opts[i].name, name))
+			return a->val[i];
+	return NULL;
+}
+
+bool xs_flag(const struct xs_args *a, const char *name)
+{
+	return xs_arg(a, name) != NULL;
+}
+
+void xs_usage_cmd(const struct xs_cmd *cmd, FILE *f)
+{
+	int i, n = xs_nopts(cmd);
+
+	fprintf(f, "  xdpsteer %s %s\n      %s\n", cmd->words, cmd->synopsis, cmd->help);
+	for (i = 0; i < n; i++) {
+		char left[64];
+
+		snprintf(left, sizeof(left), "--%s%s%s", cmd->opts[i].name,
+			 cmd->opts[i].arg ? " " : "", cmd->opts[i].arg ? cmd->opts[i].arg : "");
+		fprintf(f, "        %-24s %s\n", left, cmd->opts[i].help);
+	}
+}
+
+static void xs_usage(FILE *f)
+{
+	const struct xs_cmd *c;
+
+	fprintf(f, "usage: xdpsteer [-v|-vv] COMMAND ...\n\n");
+	for (c = xs_commands; c->words; c++)
+		xs_usage_cmd(c, f);
+	fprintf(f, "\nIPv6 endpoints are written [addr]:port. State lives in %s/IFACE/.\n",
+		"/sys/fs/bpf/xdpsteer");
+}
+
+/* Number of leading argv words that spell @words ("target add" is 2). */
+static int xs_match(const char *words, int argc, char **argv)
+{
+	char buf[64], *tok, *save = NULL;
+	int i = 0;
+
+	snprintf(buf, sizeof(buf), "%s", words);
+	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save), i++)
+		if (i >= argc || strcmp(argv[i], tok))
+			return 0;
+	return i;
+}
+
+static int xs_parse_args(const struct xs_cmd *cmd, int argc, char **argv, struct xs_args *a)
+{
+	int i, j, n = xs_nopts(cmd);
+
+	memset(a, 0, sizeof(*a));
+	a->cmd = cmd;
+	for (i = 0; i < argc; i++) {
+		const char *s = argv[i], *eq;
+		size_t len;
+
+		if (strncmp(s, "--", 2) || !s[2]) {
+			if (a->npos >= XS_MAX_POS || a->npos >= cmd->max_pos) {
+				pr_warn("%s: unexpected argument '%s'\n", cmd->words, s);
+				goto usage;
+			}
+			a->pos[a->npos++] = s;
+			continue;
+		}
+		s += 2;
+		eq = strchr(s, '=');
+		len = eq ? (size_t)(eq - s) : strlen(s);
+		for (j = 0; j < n; j++)
+			if (strlen(cmd->opts[j].name) == len && !strncmp(cmd->opts[j].name, s, len))
+				break;
+		if (j == n) {
+			pr_warn("%s: unknown option '--%.*s'\n", cmd->words, (int)len, s);
+			goto usage;
+		}
+		if (!cmd->opts[j].arg) {
+			if (eq) {
+				pr_warn("%s: option '--%s' takes no value\n", cmd->words,
+					cmd->opts[j].name);
+				goto usage;
+			}
+			a->val[j] = "";
+		} else if (eq) {
+			a->val[j] = eq + 1;
+		} else if (i + 1 < argc) {
+			a->val[j] = argv[++i];
+		} else {
+			pr_warn("%s: option '--%s' needs a value (%s)\n", cmd->words,
+				cmd->opts[j].name, cmd->opts[j].arg);
+			goto usage;
+		}
+	}
+	if (a->npos < cmd->min_pos) {
+		pr_warn("%s: missing arguments\n", cmd->words);
+		goto usage;
+	}
+	return 0;
+usage:
+	fprintf(stderr, "usage:\n");
+	xs_usage_cmd(cmd, stderr);
+	return -EINVAL;
+}
+
+int xs_cli_main(int argc, char **argv)
+{
+	const struct xs_cmd *c, *best = NULL;
+	struct xs_args a;
+	int i = 1, used = 0, n;
+
+	xs_log_init();
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "-v")) {
+			xs_log_set_level(XS_LOG_INFO);
+		} else if (!strcmp(argv[i], "-vv")) {
+			xs_log_set_level(XS_LOG_DEBUG);
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			xs_usage(stdout);
+			return 0;
+		} else {
+			pr_warn("unknown option '%s'\n", argv[i]);
+			xs_usage(stderr);
+			return 2;
+		}
+	}
+	if (i >= argc) {
+		xs_usage(stderr);
+		return 2;
+	}
+	for (c = xs_commands; c->words; c++) {
+		n = xs_match(c->words, argc - i, argv + i);
+		if (n > used) {
+			used = n;
+			best = c;
+		}
+	}
+	if (!best) {
+		pr_warn("unknown command '%s' (xdpsteer --help lists commands)\n", argv[i]);
+		return 2;
+	}
+	if (xs_parse_args(best, argc - i - used, argv + i + used, &a))
+		return 2;
+	return best->run(&a) ? 1 : 0;
+}
+
+int xs_parse_u32(const char *s, const char *what, __u32 min, __u32 max, __u32 *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (!*s || *end || errno || *s == '-' || v < min || v > max) {
+		pr_warn("%s: '%s' is not a whole number from %u to %u\n", what, s, min, max);
+		return -EINVAL;
+	}
+	*out = (__u32)v;
+	return 0;
+}
+
+/* 32 hex digits, optionally prefixed 0x: k0 is the first 16, k1 the last 16. */
+int xs_parse_seed(const char *s, __u64 seed[2])
+{
+	const char *p = !strncasecmp(s, "0x", 2) ? s + 2 : s;
+	char half[17];
+	int i;
+
+	if (strlen(p) != 32 || strspn(p, "0123456789abcdefABCDEF") != 32) {
+		pr_warn("--seed: '%s' is not 32 hex digits (a 128-bit SipHash key, e.g. the "
+			"'seed' that `xdpsteer status` shows on another host)\n", s);
+		return -EINVAL;
+	}
+	for (i = 0; i < 2; i++) {
+		memcpy(half, p + 16 * i, 16);
+		half[16] = 0;
+		seed[i] = strtoull(half, NULL, 16);
+	}
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	__u8 bit;
+} xs_field_names[] = {
+	{ "src", XS_F_SRC },     { "dst", XS_F_DST },     { "sport", XS_F_SPORT },
+	{ "dport", XS_F_DPORT }, { "proto", XS_F_PROTO },
+};
+
+/* Comma-separated field names, e.g. "src,dst,proto". */
+int xs_parse_fields(const char *s, const char *what, __u8 *out)
+{
+	char buf[128], *tok, *save = NULL;
+	size_t i;
+
+	*out = 0;
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < XS_ARRAY_SIZE(xs_field_names); i++)
+			if (!strcmp(tok, xs_field_names[i].name))
+				break;
+		if (i == XS_ARRAY_SIZE(xs_field_names)) {
+			pr_warn("%s: unknown field '%s' (use src,dst,sport,dport,proto)\n", what,
+				tok);
+			return -EINVAL;
+		}
+		*out |= xs_field_names[i].bit;
+	}
+	if (!*out) {
+		pr_warn("%s: name at least one field of src,dst,sport,dport,proto\n", what);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int xs_format_fields(__u8 fields, char *buf, size_t len)
+{
+	size_t i, off = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < XS_ARRAY_SIZE(xs_field_names); i++)
+		if (fields & xs_field_names[i].bit)
+			off += snprintf(buf + off, len > off ? len - off : 0, "%s%s",
+					off ? "," : "", xs_field_names[i].name);
+	return (int)off;
+}

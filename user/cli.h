@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * The command line is a table: each command declares its words, positional
+ * arguments and options once, and parsing and help are generated from it.
+ */
+#ifndef XS_CLI_H
+#define XS_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <linux/types.h>
+
+#define XS_MAX_POS 8
+#define XS_MAX_OPTS 16
+
+struct xs_opt {
+	const char *name;  /* long option, without the dashes */
+	const char *arg;   /* placeholder of its value, NULL for a flag */
+	const char *help;
+};
+
+struct xs_args {
+	const struct xs_cmd *cmd;
+	int npos;
+	const char *pos[XS_MAX_POS];
+	const char *val[XS_MAX_OPTS]; /* value, "" for a flag, NULL if absent */
+};
+
+struct xs_cmd {
+	const char *words;    /* "target add" */
+	const char *synopsis; /* positional part of the usage line */
+	const char *help;
+	int min_pos, max_pos;
+	const struct xs_opt *opts; /* NULL-name terminated, may be NULL */
+	int (*run)(const struct xs_args *a);
+};
+
+extern const struct xs_cmd xs_commands[];
+
+/* Option value by name; NULL when not given. */
+const char *xs_arg(const struct xs_args *a, const char *name);
+bool xs_flag(const struct xs_args *a, const char *name);
+int xs_cli_main(int argc, char **argv);
+void xs_usage_cmd(const struct xs_cmd *cmd, FILE *f);
+
+/* Typed parsers: each prints one line naming what was wrong and returns -EINVAL. */
+int xs_parse_u32(const char *s, const char *what, __u32 min, __u32 max, __u32 *out);
+int xs_parse_seed(const char *s, __u64 seed[2]);
+int xs_parse_fields(const char *s, const char *what, __u8 *out);
+int xs_format_fields(__u8 fields, char *buf, size_t len);
+
+#endif /* XS_CLI_H */

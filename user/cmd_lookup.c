@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* lookup: the steering decision for one flow, computed with the kernel's own code. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include "cli.h"
+#include "commands.h"
+#include "decide.h"
+#include "endpoint.h"
+#include "log.h"
+#include "state.h"
+
+int xs_cmd_lookup(const struct xs_args *a)
+{
+	bool json = xs_flag(a, "json"), pinned = false;
+	struct xs_endpoint src, dst;
+	struct xs_flow_key key, flow;
+	struct xs_decision d;
+	struct xs_flow_pin pin;
+	struct xs_pool pool = { 0 };
+	struct xs_target t;
+	struct xs_handle h;
+	__u64 *load = NULL;
+	__u32 target;
+	char name[64], ifn[IF_NAMESIZE];
+	__u8 proto;
+	int err, i;
+
+	if (xs_parse_proto(a->pos[1], &proto) || xs_parse_endpoint(a->pos[2], "source", &src) ||
+	    xs_parse_endpoint(a->pos[3], "destination", &dst) ||
+	    xs_flow_key_from(proto, &src, &dst, &key))
+		return -EINVAL;
+	err = xs_open(a->pos[0], &h);
+	if (err)
+		return err;
+	err = -ENOMEM;
+	load = calloc(XS_MAX_TARGETS, sizeof(*load));
+	if (!load)
+		goto out;
+	err = xs_pool_read(&h, XS_POOL_QUEUES, &pool);
+	if (err)
+		goto out;
+	if (!pool.hdr.n_buckets) {
+		pr_warn("%s has no targets: such a packet passes to the stack (no_targets)\n",
+			h.ifname);
+		err = -ENOENT;
+		goto out;
+	}
+	if (pool.hdr.algo == XS_ALGO_SHUFFLE) {
+		err = xs_loads_read(&h, &pool, load);
+		if (err)
+			goto out;
+	}
+	xs_decide(&pool, load, &key, &d);
+	target = d.target;
+
+	/* A pinned flow keeps its target while that target lives, as in the kernel. */
+	xs_flow_key_mask(&flow, &key, pool.hdr.flow_fields, XS_DOMAIN_FLOW);
+	if (!bpf_map_lookup_elem(h.flows_fd, &flow, &pin) && pin.target < XS_MAX_TARGETS &&
+	    !bpf_map_lookup_elem(h.targets_fd, &pin.target, &t) &&
+	    (t.flags & XS_TARGET_F_ACTIVE) && t.uid == pin.uid) {
+		pinned = true;
+		target = pin.target;
+	}
+	if (target >= XS_MAX_TARGETS || bpf_map_lookup_elem(h.targets_fd, &target, &t)) {
+		pr_warn("%s: slot %u names no target\n", h.ifname, d.bucket);
+		err = -ENOENT;
+		goto out;
+	}
+	if (!json) {
+		xs_target_name(&h, &t, target, name, sizeof(name));
+		printf("%s%s\n", name, pinned ? " (pinned flow)" : "");
+		goto out;
+	}
+	printf("{\"hash\": \"0x%016llx\", \"algo\": \"%s\", \"slots\": %u, \"slot\": %u, ",
+	       (unsigned long long)d.flow_hash,
+	       pool.hdr.algo == XS_ALGO_SHUFFLE ? "shuffle" : "jump", pool.hdr.n_buckets,
+	       d.bucket);
+	if (pool.hdr.algo == XS_ALGO_SHUFFLE) {
+		printf("\"hand_hash\": \"0x%016llx\", \"hand\": [", (unsigned long long)d.hand_hash);
+		for (i = 0; i < (int)d.hand.n_cards; i++)
+			printf("%s%u", i ? ", " : "", d.hand.card[i]);
+		printf("], \"hand_load\": [");
+		for (i = 0; i < (int)d.hand.n_cards; i++)
+			printf("%s%llu", i ? ", " : "", (unsigned long long)d.load[i]);
+		printf("], ");
+	}
+	if (t.kind == XS_TARGET_CPU)
+		printf("\"target\": {\"cpu\": %u}", t.cpu);
+	else
+		printf("\"target\": {\"dev\": \"%s\"}",
+		       if_indextoname(t.ifindex, ifn) ? ifn : "");
+	printf(", \"pinned\": %s}\n", pinned ? "true" : "false");
+out:
+	xs_pool_free(&pool);
+	free(load);
+	xs_close(&h);
+	return err;
+}

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* stats: per-target packets, bytes and queue load, and per-reason counters. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "commands.h"
+#include "log.h"
+#include "state.h"
+
+#define XS_COUNTER_NAME(e, name, kind) name,
+#define XS_COUNTER_KIND(e, name, kind) kind,
+static const char *const xs_counter_names[] = { XS_COUNTERS(XS_COUNTER_NAME) };
+static const char *const xs_counter_kinds[] = { XS_COUNTERS(XS_COUNTER_KIND) };
+
+static void xs_print_target(const struct xs_handle *h, const struct xs_target *t, __u32 id,
+			    __u32 slot, const struct xs_target_stats *sum,
+			    const struct xs_target_stats *pc, bool json, bool per_cpu, bool first)
+{
+	char name[64], ifn[IF_NAMESIZE];
+	int cpu;
+
+	if (!json) {
+		xs_target_name(h, t, id, name, sizeof(name));
+		printf("%-5u %-18s %12llu %14llu %9llu %12llu %9llu\n", slot, name,
+		       (unsigned long long)sum->packets, (unsigned long long)sum->bytes,
+		       (unsigned long long)xs_stats_load(sum), (unsigned long long)sum->dequeued,
+		       (unsigned long long)sum->dropped);
+		for (cpu = 0; per_cpu && cpu < h->nr_cpus; cpu++)
+			printf("      on cpu %-9d %12llu %14llu %9s %12llu %9llu\n", cpu,
+			       (unsigned long long)pc[cpu].packets,
+			       (unsigned long long)pc[cpu].bytes, "",
+			       (unsigned long long)pc[cpu].dequeued,
+			       (unsigned long long)pc[cpu].dropped);
+		return;
+	}
+	printf("%s{\"slot\": %u, \"id\": %u, ", first ? "" : ", ", slot, id);
+	if (t->kind == XS_TARGET_CPU)
+		printf("\"cpu\": %u, ", t->cpu);
+	else
+		printf("\"dev\": \"%s\", ", if_indextoname(t->ifindex, ifn) ? ifn : "");
+	printf("\"packets\": %llu, \"bytes\": %llu, \"load\": %llu, \"dequeued\": %llu, "
+	       "\"dropped\": %llu",
+	       (unsigned long long)sum->packets, (unsigned long long)sum->bytes,
+	       (unsigned long long)xs_stats_load(sum), (unsigned long long)sum->dequeued,
+	       (unsigned long long)sum->dropped);
+	if (per_cpu) {
+		printf(", \"per_cpu\": [");
+		for (cpu = 0; cpu < h->nr_cpus; cpu++)
+			printf("%s{\"cpu\": %d, \"packets\": %llu, \"bytes\": %llu, "
+			       "\"dequeued\": %llu, \"dropped\": %llu}",
+			       cpu ? ", " : "", cpu, (unsigned long long)pc[cpu].packets,
+			       (unsigned long long)pc[cpu].bytes,
+			       (unsigned long long)pc[cpu].dequeued,
+			       (unsigned long long)pc[cpu].dropped);
+		printf("]");
+	}
+	printf("}");
+}
+
+int xs_cmd_stats(const struct xs_args *a)
+{
+	bool json = xs_flag(a, "json"), per_cpu = xs_flag(a, "per-cpu");
+	struct xs_target_stats sum, *pc = NULL;
+	struct xs_target *all = NULL;
+	struct xs_pool pool = { 0 };
+	__u64 counters[XS_C_MAX];
+	struct xs_handle h;
+	__u32 i;
+	int err;
+
+	err = xs_open(a->pos[0], &h);
+	if (err)
+		return err;
+	err = -ENOMEM;
+	all = calloc(XS_MAX_TARGETS, sizeof(*all));
+	pc = calloc(h.nr_cpus, sizeof(*pc));
+	if (!all || !pc)
+		goto out;
+	err = xs_targets_read(&h, all);
+	err = err ?: xs_pool_read(&h, XS_POOL_QUEUES, &pool);
+	err = err ?: xs_counters_read(&h, counters);
+	if (err)
+		goto out;
+	if (json)
+		printf("{\"ifname\": \"%s\", \"targets\": [", h.ifname);
+	else
+		printf("%-5s %-18s %12s %14s %9s %12s %9s\n", "slot", "target", "packets", "bytes",
+		       "load", "dequeued", "dropped");
+	for (i = 0; i < pool.hdr.n_buckets; i++) {
+		__u32 id = pool.bucket[i];
+
+		if (id >= XS_MAX_TARGETS)
+			continue;
+		err = xs_stats_read(&h, id, &sum, pc);
+		if (err)
+			goto out;
+		xs_print_target(&h, &all[id], id, i, &sum, pc, json, per_cpu, i == 0);
+	}
+	if (json)
+		printf("], \"counters\": {");
+	else
+		printf("\n%-16s %-5s %12s\n", "counter", "verdict", "packets");
+	for (i = 0; i < XS_C_MAX; i++) {
+		if (json)
+			printf("%s\"%s\": %llu", i ? ", " : "", xs_counter_names[i],
+			       (unsigned long long)counters[i]);
+		else if (counters[i])
+			printf("%-16s %-5s %12llu\n", xs_counter_names[i], xs_counter_kinds[i],
+			       (unsigned long long)counters[i]);
+	}
+	if (json)
+		printf("}}\n");
+out:
+	xs_pool_free(&pool);
+	free(all);
+	free(pc);
+	xs_close(&h);
+	return err;
+}

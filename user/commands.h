@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/* Entry points of the CLI commands; the table that names them is in main.c. */
+#ifndef XS_COMMANDS_H
+#define XS_COMMANDS_H
+
+#include "cli.h"
+
+int xs_cmd_attach(const struct xs_args *a);
+int xs_cmd_detach(const struct xs_args *a);
+int xs_cmd_status(const struct xs_args *a);
+int xs_cmd_target_add(const struct xs_args *a);
+int xs_cmd_target_del(const struct xs_args *a);
+int xs_cmd_target_list(const struct xs_args *a);
+int xs_cmd_stats(const struct xs_args *a);
+int xs_cmd_lookup(const struct xs_args *a);
+
+#endif /* XS_COMMANDS_H */

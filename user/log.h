@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/* One logger for xdpsteer, libbpf and libxdp. Errors go to stderr, one line each. */
+#ifndef XS_LOG_H
+#define XS_LOG_H
+
+enum xs_log_level {
+	XS_LOG_WARN = 0,
+	XS_LOG_INFO = 1,
+	XS_LOG_DEBUG = 2,
+};
+
+void xs_log_set_level(enum xs_log_level level);
+void xs_log_init(void);
+void xs_log(enum xs_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#define pr_warn(...) xs_log(XS_LOG_WARN, __VA_ARGS__)
+#define pr_info(...) xs_log(XS_LOG_INFO, __VA_ARGS__)
+#define pr_debug(...) xs_log(XS_LOG_DEBUG, __VA_ARGS__)
+
+#endif /* XS_LOG_H */

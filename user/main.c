@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* xdpsteer: the command table. Parsing and help are generated from it (cli.c). */
+#include <stdio.h>
+#include "cli.h"
+#include "commands.h"
+
+static const struct xs_opt attach_opts[] = {
+	{ "algo", "jump|shuffle", "selection algorithm (default jump)" },
+	{ "hand-size", "H", "shuffle: cards per hand, 1-15 (default 4)" },
+	{ "seed", "HEX", "128-bit hash key as 32 hex digits (default: random)" },
+	{ "xdp-mode", "native|skb", "XDP attach mode (default native)" },
+	{ "flow-table-size", "N", "LRU flow pins; 0 disables pinning (default 65536)" },
+	{ "hash-fields", "LIST", "flow hash fields (default src,dst,sport,dport,proto)" },
+	{ "hand-fields", "LIST", "shuffle: fields that deal the hand (default src)" },
+	{ "unparsed", "pass|drop", "verdict for packets that cannot be keyed (default pass)" },
+	{ 0 },
+};
+static const struct xs_opt json_opts[] = {
+	{ "json", NULL, "print JSON" },
+	{ 0 },
+};
+static const struct xs_opt stats_opts[] = {
+	{ "json", NULL, "print JSON" },
+	{ "per-cpu", NULL, "break each target down by CPU" },
+	{ 0 },
+};
+static const struct xs_opt target_add_opts[] = {
+	{ "qsize", "Q", "cpu: cpumap queue size in frames, 1-16384 (default 2048)" },
+	{ 0 },
+};
+
+const struct xs_cmd xs_commands[] = {
+	{ "attach", "IFACE", "attach xdpsteer to IFACE and pin its state", 1, 1, attach_opts,
+	  xs_cmd_attach },
+	{ "detach", "IFACE", "detach from IFACE and remove its pins", 1, 1, NULL, xs_cmd_detach },
+	{ "status", "[IFACE]", "show attachments, algorithm and seed", 0, 1, json_opts,
+	  xs_cmd_status },
+	{ "target add", "IFACE cpu N | dev IFNAME", "add a target as the last slot", 3, 3,
+	  target_add_opts, xs_cmd_target_add },
+	{ "target del", "IFACE cpu N | dev IFNAME | id N", "remove a target", 3, 3, NULL,
+	  xs_cmd_target_del },
+	{ "target list", "IFACE", "list targets by slot", 1, 1, json_opts, xs_cmd_target_list },
+	{ "stats", "IFACE", "per-target packets, bytes and load; per-reason counters", 1, 1,
+	  stats_opts, xs_cmd_stats },
+	{ "lookup", "IFACE PROTO SRC:SPORT DST:DPORT", "which target a flow goes to, and why", 4,
+	  4, json_opts, xs_cmd_lookup },
+	{ 0 },
+};
+
+int main(int argc, char **argv)
+{
+	return xs_cli_main(argc, argv);
+}

@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "log.h"
+#include "state.h"
+
+int xs_check_env(void)
+{
+	struct statfs sfs;
+
+	if (geteuid() != 0) {
+		pr_warn("must run as root: loading XDP programs and opening pinned maps need "
+			"CAP_BPF and CAP_NET_ADMIN (try: sudo xdpsteer ...)\n");
+		return -EPERM;
+	}
+	if (statfs("/sys/fs/bpf", &sfs) || sfs.f_type != BPF_FS_MAGIC) {
+		pr_warn("bpffs is not mounted at /sys/fs/bpf; mount it with: "
+			"mount -t bpf bpf /sys/fs/bpf\n");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int xs_ifindex(const char *ifname)
+{
+	unsigned int idx;
+
+	if (strlen(ifname) >= IF_NAMESIZE) {
+		pr_warn("interface name '%s' is longer than %d characters\n", ifname,
+			IF_NAMESIZE - 1);
+		return -EINVAL;
+	}
+	idx = if_nametoindex(ifname);
+	if (!idx) {
+		pr_warn("interface '%s' not found: %s (see `ip link show`)\n", ifname,
+			strerror(errno));
+		return -ENODEV;
+	}
+	return (int)idx;
+}
+
+int xs_pin_dir(char *buf, size_t len, const char *ifname)
+{
+	int n = snprintf(buf, len, "%s/%s", XS_PIN_ROOT, ifname);
+
+	if (n < 0 || (size_t)n >= len || strchr(ifname, '/') || !strcmp(ifname, ".") ||
+	    !strcmp(ifname, "..")) {
+		pr_warn("interface name '%s' cannot name a pin directory\n", ifname);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int xs_pin_path(char *buf, size_t len, const char *dir, const char *name)
+{
+	int n = snprintf(buf, len, "%s/%s", dir, name);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* Pins are trusted only if they are what we made: never follow a planted symlink. */
+static int xs_check_not_link(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return -errno;
+	if (S_ISLNK(st.st_mode)) {
+		pr_warn("refusing %s: it is a symlink, and xdpsteer never follows links in its pin "
+			"directory (remove it)\n", path);
+		return -ELOOP;
+	}
+	return 0;
+}
+
+bool xs_is_attached(const char *ifname)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+
+	if (xs_pin_dir(dir, sizeof(dir), ifname) ||
+	    xs_pin_path(path, sizeof(path), dir, XS_PIN_PROG_XDP))
+		return false;
+	return access(path, F_OK) == 0;
+}
+
+int xs_obj_get(const struct xs_handle *h, const char *name)
+{
+	char path[PATH_MAX];
+	int fd, err;
+
+	err = xs_pin_path(path, sizeof(path), h->dir, name);
+	if (!err)
+		err = xs_check_not_link(path);
+	if (err) {
+		if (err != -ELOOP)
+			pr_warn("cannot open %s/%s: %s\n", h->dir, name, strerror(-err));
+		return err;
+	}
+	fd = bpf_obj_get(path);
+	if (fd < 0) {
+		err = -errno;
+		pr_warn("cannot open pinned object %s: %s\n", path, strerror(-err));
+		return err;
+	}
+	return fd;
+}
+
+int xs_open(const char *ifname, struct xs_handle *h)
+{
+	struct {
+		const char *name;
+		int *fd;
+	} maps[] = {
+		{ "xs_pools", &h->pools_fd },	  { "xs_targets", &h->targets_fd },
+		{ "xs_target_stats", &h->stats_fd }, { "xs_counters", &h->counters_fd },
+		{ "xs_flows", &h->flows_fd },	  { "xs_cpumap", &h->cpumap_fd },
+		{ "xs_devmap", &h->devmap_fd },	  { "xs_self", &h->self_fd },
+	};
+	size_t i;
+	int err;
+
+	memset(h, 0, sizeof(*h));
+	for (i = 0; i < XS_ARRAY_SIZE(maps); i++)
+		*maps[i].fd = -1;
+	err = xs_check_env();
+	if (err)
+		return err;
+	snprintf(h->ifname, sizeof(h->ifname), "%s", ifname);
+	err = xs_ifindex(ifname);
+	if (err < 0)
+		return err;
+	h->ifindex = err;
+	err = xs_pin_dir(h->dir, sizeof(h->dir), ifname);
+	if (err)
+		return err;
+	err = xs_check_not_link(h->dir);
+	if (err == -ENOENT || !xs_is_attached(ifname)) {
+		pr_warn("xdpsteer is not attached to %s (run: xdpsteer attach %s)\n", ifname,
+			ifname);
+		return -ENOENT;
+	}
+	if (err)
+		return err;
+	h->nr_cpus = libbpf_num_possible_cpus();
+	if (h->nr_cpus <= 0) {
+		pr_warn("cannot count possible CPUs: %s\n", strerror(-h->nr_cpus));
+		return h->nr_cpus ? h->nr_cpus : -EINVAL;
+	}
+	for (i = 0; i < XS_ARRAY_SIZE(maps); i++) {
+		*maps[i].fd = xs_obj_get(h, maps[i].name);
+		if (*maps[i].fd < 0) {
+			err = *maps[i].fd;
+			xs_close(h);
+			return err;
+		}
+	}
+	return 0;
+}
+
+void xs_close(struct xs_handle *h)
+{
+	int *fds[] = { &h->pools_fd, &h->targets_fd, &h->stats_fd, &h->counters_fd,
+		       &h->flows_fd, &h->cpumap_fd, &h->devmap_fd, &h->self_fd };
+	size_t i;
+
+	for (i = 0; i < XS_ARRAY_SIZE(fds); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+}
+
+void xs_pool_free(struct xs_pool *p)
+{
+	free(p->bucket);
+	p->bucket = NULL;
+}
+
+int xs_pool_find(const struct xs_pool *p, __u32 target)
+{
+	__u32 i;
+
+	for (i = 0; i < p->hdr.n_buckets; i++)
+		if (p->bucket[i] == target)
+			return (int)i;
+	return -1;
+}
+
+int xs_pool_read(const struct xs_handle *h, __u32 pool_id, struct xs_pool *p)
+{
+	union xs_pool_entry *vals = NULL;
+	__u32 inner_id, n, i, *keys = NULL;
+	int fd, err;
+
+	memset(p, 0, sizeof(*p));
+	if (bpf_map_lookup_elem(h->pools_fd, &pool_id, &inner_id)) {
+		err = -errno;
+		pr_warn("%s: cannot read pool %u from xs_pools: %s\n", h->ifname, pool_id,
+			strerror(-err));
+		return err;
+	}
+	fd = bpf_map_get_fd_by_id(inner_id);
+	if (fd < 0) {
+		err = -errno;
+		pr_warn("%s: cannot open pool %u (map id %u): %s\n", h->ifname, pool_id, inner_id,
+			strerror(-err));
+		return err;
+	}
+	i = 0;
+	if (bpf_map_lookup_elem(fd, &i, &p->hdr)) {
+		err = -errno;
+		pr_warn("%s: cannot read pool %u header: %s\n", h->ifname, pool_id,
+			strerror(-err));
+		goto out;
+	}
+	n = p->hdr.n_buckets;
+	err = -EINVAL;
+	if (n > XS_MAX_BUCKETS) {
+		pr_warn("%s: pool %u claims %u buckets, more than %u\n", h->ifname, pool_id, n,
+			XS_MAX_BUCKETS);
+		goto out;
+	}
+	err = -ENOMEM;
+	p->bucket = calloc(n + 1, sizeof(*p->bucket));
+	keys = calloc(n + 1, sizeof(*keys));
+	vals = calloc(n + 1, sizeof(*vals));
+	if (!p->bucket || !keys || !vals)
+		goto out;
+	if (n) {
+		__u32 count = n + 1, out_batch;
+		LIBBPF_OPTS(bpf_map_batch_opts, bopts);
+
+		err = bpf_map_lookup_batch(fd, NULL, &out_batch, keys, vals, &count, &bopts);
+		if (err && errno != ENOENT) {
+			err = -errno;
+			pr_warn("%s: cannot read pool %u buckets: %s\n", h->ifname, pool_id,
+				strerror(-err));
+			goto out;
+		}
+		if (count < n + 1) {
+			err = -EIO;
+			pr_warn("%s: pool %u: read %u of %u entries\n", h->ifname, pool_id, count,
+				n + 1);
+			goto out;
+		}
+		for (i = 0; i < n; i++)
+			p->bucket[i] = vals[i + 1].bucket.target;
+	}
+	err = 0;
+out:
+	if (err)
+		xs_pool_free(p);
+	free(keys);
+	free(vals);
+	close(fd);
+	return err;
+}
+
+/*
+ * Pools are created here, not by libbpf, so give them the object's BTF:
+ * then `bpftool map dump` prints union xs_pool_entry field by field.
+ * Best effort: a pool without BTF works the same.
+ */
+static void xs_pool_btf(const struct xs_handle *h, struct bpf_map_create_opts *copts)
+{
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info);
+	struct btf *btf;
+	int key, val, fd;
+
+	if (bpf_obj_get_info_by_fd(h->targets_fd, &info, &len) || !info.btf_id)
+		return;
+	btf = btf__load_from_kernel_by_id(info.btf_id);
+	if (!btf)
+		return;
+	key = btf__find_by_name_kind(btf, "__u32", BTF_KIND_TYPEDEF);
+	val = btf__find_by_name_kind(btf, "xs_pool_entry", BTF_KIND_UNION);
+	btf__free(btf);
+	if (key <= 0 || val <= 0)
+		return;
+	fd = bpf_btf_get_fd_by_id(info.btf_id);
+	if (fd < 0)
+		return;
+	copts->btf_fd = fd;
+	copts->btf_key_type_id = key;
+	copts->btf_value_type_id = val;
+}
+
+/*
+ * Publish @p as pool @pool_id: build a new inner map, fill and freeze it, then
+ * swap it into xs_pools. The kernel waits for running XDP programs before the
+ * swap returns, so from here on no packet is steered by the old pool.
+ */
+int xs_pool_publish(const struct xs_handle *h, __u32 pool_id, struct xs_pool *p)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, copts, .map_flags = BPF_F_INNER_MAP);
+	LIBBPF_OPTS(bpf_map_batch_opts, bopts);
+	char name[16], path[PATH_MAX];
+	union xs_pool_entry *vals = NULL;
+	__u32 n = p->hdr.n_buckets, count = n + 1, i, *keys = NULL;
+	int fd, err;
+
+	p->hdr.generation++;
+	snprintf(name, sizeof(name), "xs_pool%u", pool_id);
+	xs_pool_btf(h, &copts);
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, name, sizeof(__u32), sizeof(union xs_pool_entry),
+			    n + 1, &copts);
+	if (copts.btf_fd)
+		close(copts.btf_fd);
+	if (fd < 0) {
+		err = -errno;
+		pr_warn("%s: cannot create a map for pool %u (%u buckets): %s\n", h->ifname,
+			pool_id, n, strerror(-err));
+		return err;
+	}
+	err = -ENOMEM;
+	keys = calloc(n + 1, sizeof(*keys));
+	vals = calloc(n + 1, sizeof(*vals));
+	if (!keys || !vals)
+		goto out;
+	for (i = 0; i <= n; i++)
+		keys[i] = i;
+	vals[0].hdr = p->hdr;
+	for (i = 0; i < n; i++)
+		vals[i + 1].bucket.target = p->bucket[i];
+	if (bpf_map_update_batch(fd, keys, vals, &count, &bopts) || bpf_map_freeze(fd)) {
+		err = -errno;
+		pr_warn("%s: cannot fill pool %u: %s\n", h->ifname, pool_id, strerror(-err));
+		goto out;
+	}
+	if (bpf_map_update_elem(h->pools_fd, &pool_id, &fd, BPF_ANY)) {
+		err = -errno;
+		pr_warn("%s: cannot publish pool %u into xs_pools: %s\n", h->ifname, pool_id,
+			strerror(-err));
+		goto out;
+	}
+	/* Re-pin so `bpftool map dump pinned .../pool0` shows what runs. bpffs
+	 * cannot rename over a pin, so there is a moment with no pin; the pool
+	 * itself is live throughout, held by xs_pools. */
+	snprintf(name, sizeof(name), XS_PIN_POOL_FMT, pool_id);
+	if (!xs_pin_path(path, sizeof(path), h->dir, name)) {
+		unlink(path);
+		if (bpf_obj_pin(fd, path) || chmod(path, 0600))
+			pr_warn("%s: pool %u is live but could not be pinned at %s: %s\n",
+				h->ifname, pool_id, path, strerror(errno));
+	}
+	err = 0;
+out:
+	free(keys);
+	free(vals);
+	close(fd);
+	if (err)
+		p->hdr.generation--;
+	return err;
+}
+
+int xs_targets_read(const struct xs_handle *h, struct xs_target *all)
+{
+	__u32 id;
+
+	for (id = 0; id < XS_MAX_TARGETS; id++) {
+		if (bpf_map_lookup_elem(h->targets_fd, &id, &all[id])) {
+			int err = -errno;
+
+			pr_warn("%s: cannot read xs_targets[%u]: %s\n", h->ifname, id,
+				strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+int xs_target_write(const struct xs_handle *h, __u32 id, const struct xs_target *t)
+{
+	if (bpf_map_update_elem(h->targets_fd, &id, t, BPF_ANY)) {
+		int err = -errno;
+
+		pr_warn("%s: cannot write xs_targets[%u]: %s\n", h->ifname, id, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+int xs_stats_read(const struct xs_handle *h, __u32 id, struct xs_target_stats *sum,
+		  struct xs_target_stats *percpu)
+{
+	struct xs_target_stats *v;
+	int cpu, err = 0;
+
+	v = calloc(h->nr_cpus, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	memset(sum, 0, sizeof(*sum));
+	if (bpf_map_lookup_elem(h->stats_fd, &id, v)) {
+		err = -errno;
+		pr_warn("%s: cannot read xs_target_stats[%u]: %s\n", h->ifname, id,
+			strerror(-err));
+		goto out;
+	}
+	for (cpu = 0; cpu < h->nr_cpus; cpu++) {
+		sum->packets += v[cpu].packets;
+		sum->bytes += v[cpu].bytes;
+		sum->dequeued += v[cpu].dequeued;
+		sum->dropped += v[cpu].dropped;
+	}
+	if (percpu)
+		memcpy(percpu, v, h->nr_cpus * sizeof(*v));
+out:
+	free(v);
+	return err;
+}
+
+int xs_stats_reset(const struct xs_handle *h, __u32 id)
+{
+	struct xs_target_stats *v = calloc(h->nr_cpus, sizeof(*v));
+	int err = 0;
+
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map_update_elem(h->stats_fd, &id, v, BPF_ANY)) {
+		err = -errno;
+		pr_warn("%s: cannot reset xs_target_stats[%u]: %s\n", h->ifname, id,
+			strerror(-err));
+	}
+	free(v);
+	return err;
+}
+
+/* Same rule as xs_load_global() in the XDP program. */
+__u64 xs_stats_load(const struct xs_target_stats *sum)
+{
+	__u64 done = sum->dequeued + sum->dropped;
+
+	return sum->packets > done ? sum->packets - done : 0;
+}
+
+int xs_counters_read(const struct xs_handle *h, __u64 *sum)
+{
+	__u64 *v = calloc(h->nr_cpus, sizeof(*v));
+	__u32 c;
+	int cpu, err = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (c = 0; c < XS_C_MAX; c++) {
+		sum[c] = 0;
+		if (bpf_map_lookup_elem(h->counters_fd, &c, v)) {
+			err = -errno;
+			pr_warn("%s: cannot read xs_counters[%u]: %s\n", h->ifname, c,
+				strerror(-err));
+			break;
+		}
+		for (cpu = 0; cpu < h->nr_cpus; cpu++)
+			sum[c] += v[cpu];
+	}
+	free(v);
+	return err;
+}
+
+int xs_target_name(const struct xs_handle *h, const struct xs_target *t, __u32 id, char *buf,
+		   size_t len)
+{
+	char ifn[IF_NAMESIZE];
+
+	if (t->kind == XS_TARGET_CPU)
+		return snprintf(buf, len, "cpu %u", t->cpu);
+	if (t->kind == XS_TARGET_DEV)
+		return snprintf(buf, len, "dev %s",
+				if_indextoname(t->ifindex, ifn) ? ifn : "(gone)");
+	return snprintf(buf, len, "id %u", id);
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * The pinned state of one attachment, /sys/fs/bpf/xdpsteer/IFACE/, and the
+ * typed reads and writes every command builds on.
+ */
+#ifndef XS_STATE_H
+#define XS_STATE_H
+
+#include <limits.h>
+#include <net/if.h>
+#include <stdbool.h>
+#include "xdpsteer.h"
+
+#define XS_PIN_ROOT "/sys/fs/bpf/xdpsteer"
+
+/* Pin names: maps keep their BPF names; these are the extra objects. */
+#define XS_PIN_PROG_XDP "prog_xdp"
+#define XS_PIN_PROG_CPUMAP "prog_cpumap"
+#define XS_PIN_PROG_DEVMAP "prog_devmap"
+#define XS_PIN_LINK_DROPS "link_cpumap_drops"
+#define XS_PIN_POOL_FMT "pool%u"
+
+struct xs_handle {
+	char ifname[IF_NAMESIZE];
+	int ifindex;
+	char dir[PATH_MAX];
+	int nr_cpus;
+	int pools_fd;
+	int targets_fd;
+	int stats_fd;
+	int counters_fd;
+	int flows_fd;
+	int cpumap_fd;
+	int devmap_fd;
+	int self_fd;
+};
+
+/* A pool as userspace edits it: the header and one target id per bucket. */
+struct xs_pool {
+	struct xs_pool_hdr hdr;
+	__u32 *bucket;
+};
+
+int xs_check_env(void);
+int xs_ifindex(const char *ifname);
+int xs_pin_dir(char *buf, size_t len, const char *ifname);
+int xs_pin_path(char *buf, size_t len, const char *dir, const char *name);
+bool xs_is_attached(const char *ifname);
+int xs_open(const char *ifname, struct xs_handle *h);
+void xs_close(struct xs_handle *h);
+int xs_obj_get(const struct xs_handle *h, const char *name);
+
+int xs_pool_read(const struct xs_handle *h, __u32 pool_id, struct xs_pool *p);
+int xs_pool_publish(const struct xs_handle *h, __u32 pool_id, struct xs_pool *p);
+void xs_pool_free(struct xs_pool *p);
+int xs_pool_find(const struct xs_pool *p, __u32 target);
+
+int xs_targets_read(const struct xs_handle *h, struct xs_target *all);
+int xs_target_write(const struct xs_handle *h, __u32 id, const struct xs_target *t);
+int xs_stats_read(const struct xs_handle *h, __u32 id, struct xs_target_stats *sum,
+		  struct xs_target_stats *percpu);
+int xs_stats_reset(const struct xs_handle *h, __u32 id);
+int xs_counters_read(const struct xs_handle *h, __u64 *sum);
+__u64 xs_stats_load(const struct xs_target_stats *sum);
+
+int xs_target_name(const struct xs_handle *h, const struct xs_target *t, __u32 id, char *buf,
+		   size_t len);
+
+#endif /* XS_STATE_H */
