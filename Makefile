@@ -51,7 +51,8 @@ CLI := $(BUILD)/xdpsteer
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/*.c))
 PROG_TESTS := $(patsubst tests/prog/%.c,$(BUILD)/tests/%,$(wildcard tests/prog/*.c))
-BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(wildcard tests/bench/*.c))
+BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(filter-out %.bpf.c,$(wildcard tests/bench/*.c)))
+BENCH_BPF := $(patsubst tests/bench/%.bpf.c,$(BUILD)/bench/%.bpf.o,$(wildcard tests/bench/*.bpf.c))
 
 .PHONY: all deps test unit prog-test ns-test bench demo clean format
 .DELETE_ON_ERROR:
@@ -86,22 +87,26 @@ $(CLI): $(BUILD)/user/main.o $(BUILD)/libxdpsteer.a
 
 $(BUILD)/tests/%: tests/unit/%.c tests/test.h $(HEADERS) $(BUILD)/libxdpsteer.a | $(BUILD)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests $< $(BUILD)/libxdpsteer.a $(LDFLAGS) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) -Itests -Iuser $< $(BUILD)/libxdpsteer.a $(LDFLAGS) $(LDLIBS) -o $@
 
 $(BUILD)/tests/%: tests/prog/%.c tests/test.h tests/prog/*.h $(HEADERS) $(SKEL) $(BUILD)/libxdpsteer.a | $(BUILD)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests -Itests/prog $< $(BUILD)/libxdpsteer.a $(LDFLAGS) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) -Itests -Itests/prog -Iuser $< $(BUILD)/libxdpsteer.a $(LDFLAGS) $(LDLIBS) -o $@
+
+$(BUILD)/bench/%.bpf.o: tests/bench/%.bpf.c | $(BUILD)/bench
+	$(call msg,BPF,$@)
+	$(Q)$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/bench/%: tests/bench/%.c tests/prog/*.h $(HEADERS) $(SKEL) $(BUILD)/libxdpsteer.a | $(BUILD)/bench
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests -Itests/prog $< $(BUILD)/libxdpsteer.a $(LDFLAGS) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) -Itests -Itests/prog -Iuser $< $(BUILD)/libxdpsteer.a $(LDFLAGS) $(LDLIBS) -o $@
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_TESTS) $(PROG_TESTS)
 	$(Q)tests/run.sh
 
 bench: deps
-	$(Q)$(MAKE) --no-print-directory all $(BENCHES)
+	$(Q)$(MAKE) --no-print-directory all $(BENCHES) $(BENCH_BPF)
 	$(Q)tests/bench/run.sh
 
 demo: deps

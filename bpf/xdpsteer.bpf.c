@@ -31,6 +31,8 @@ static __always_inline int xs_pick_global(const struct xs_hand *hand, const __u6
 const volatile __u32 cfg_unparsed_verdict = XDP_PASS;
 const volatile __u32 cfg_nr_cpus = 1;
 const volatile __u8 cfg_flow_table = 1;
+const volatile __u64 cfg_cache_key = 0;
+const volatile __u32 cfg_cache_mask = XS_FLOW_CACHE_SLOTS - 1;
 
 __attribute__((noinline)) int xs_jump_global(__u64 key, __u32 n)
 {
@@ -135,30 +137,6 @@ static __always_inline __u64 xs_env_load(void *pool, __u32 target)
 
 #include "xs_select.h"
 
-/* Leave the target id in metadata for the cpumap/devmap program. */
-static __always_inline void xs_stamp_meta(struct xdp_md *ctx, __u32 target)
-{
-	void *data, *meta;
-	struct xs_meta *m;
-
-	/* In a BPF_PROG_TEST_RUN repeat loop the meta from the last run is reused. */
-	if ((void *)(long)ctx->data_meta + sizeof(*m) != (void *)(long)ctx->data &&
-	    bpf_xdp_adjust_meta(ctx, -(int)sizeof(*m)))
-		goto fail;
-	/* Reload after the compare: clang must not reuse "data == meta + 4". */
-	asm volatile("" ::: "memory");
-	data = (void *)(long)ctx->data;
-	meta = (void *)(long)ctx->data_meta;
-	m = meta;
-	if ((void *)(m + 1) > data)
-		goto fail;
-	m->magic = XS_META_MAGIC;
-	m->target = target;
-	return;
-fail:
-	xs_count(XS_C_META_ERR);
-}
-
 static __always_inline int xs_deliver(struct xdp_md *ctx, __u32 target_id,
 				      const struct xs_target *t)
 {
@@ -183,7 +161,6 @@ static __always_inline int xs_deliver(struct xdp_md *ctx, __u32 target_id,
 		s->packets++;
 		s->bytes += len;
 	}
-	xs_stamp_meta(ctx, target_id);
 	return act;
 }
 
@@ -198,6 +175,53 @@ static __always_inline const struct xs_target *xs_live_target(__u32 id, __u32 ui
 	return t;
 }
 
+/*
+ * The per-CPU flow cache in front of the LRU. A slot is chosen by a cheap
+ * keyed multiply-xorshift hash; the full key is compared, so a collision
+ * (even a forced one) costs a trip to the LRU, never a wrong target. The LRU
+ * stays the authority: the cache only ever holds what the LRU pinned.
+ */
+static __always_inline __u64 xs_key_word(const struct xs_flow_key *k, __u32 i)
+{
+	__u64 w;
+
+	__builtin_memcpy(&w, (const unsigned char *)k + 8 * i, sizeof(w));
+	return w;
+}
+
+static __always_inline struct xs_flow_cache_entry *xs_cache_slot(const struct xs_flow_key *k)
+{
+	__u64 h = cfg_cache_key;
+	__u32 i, slot;
+
+	for (i = 0; i < XS_FLOW_KEY_WORDS; i++)
+		h = (h ^ xs_key_word(k, i)) * 0x9e3779b97f4a7c15ULL;
+	h ^= h >> 32;
+	slot = (__u32)h & cfg_cache_mask;
+	return bpf_map_lookup_elem(&xs_flow_cache, &slot);
+}
+
+static __always_inline int xs_flow_key_eq(const struct xs_flow_key *a, const struct xs_flow_key *b)
+{
+	__u64 diff = 0;
+	__u32 i;
+
+	for (i = 0; i < XS_FLOW_KEY_WORDS; i++)
+		diff |= xs_key_word(a, i) ^ xs_key_word(b, i);
+	return !diff;
+}
+
+static __always_inline void xs_cache_fill(struct xs_flow_cache_entry *c,
+					  const struct xs_flow_key *k,
+					  const struct xs_flow_pin *pin)
+{
+	if (!c)
+		return;
+	__builtin_memcpy(&c->key, k, sizeof(c->key));
+	c->pin = *pin;
+	c->hits = 1;
+}
+
 SEC("xdp")
 int xdpsteer_xdp(struct xdp_md *ctx)
 {
@@ -207,6 +231,7 @@ int xdpsteer_xdp(struct xdp_md *ctx)
 	const struct xs_target *t;
 	union xs_pool_entry *e;
 	struct xs_flow_pin pin, *old_pin = NULL;
+	struct xs_flow_cache_entry *cached = NULL;
 	__u32 zero = 0;
 	void *pool;
 	int r;
@@ -229,10 +254,20 @@ int xdpsteer_xdp(struct xdp_md *ctx)
 	/* A flow is what the configured flow fields say it is. */
 	xs_flow_key_mask(&flow, &p.key, e->hdr.flow_fields, XS_DOMAIN_FLOW);
 	if (cfg_flow_table) {
+		cached = xs_cache_slot(&flow);
+		if (cached && xs_flow_key_eq(&cached->key, &flow)) {
+			t = xs_live_target(cached->pin.target, cached->pin.uid);
+			/* Touch the LRU now and then so it sees the flow as live. */
+			if (t && (++cached->hits & (XS_CACHE_REFRESH - 1))) {
+				xs_count(XS_C_FLOW_HIT);
+				return xs_deliver(ctx, cached->pin.target, t);
+			}
+		}
 		old_pin = bpf_map_lookup_elem(&xs_flows, &flow);
 		if (old_pin) {
 			t = xs_live_target(old_pin->target, old_pin->uid);
 			if (t) {
+				xs_cache_fill(cached, &flow, old_pin);
 				xs_count(XS_C_FLOW_HIT);
 				return xs_deliver(ctx, old_pin->target, t);
 			}
@@ -250,6 +285,7 @@ int xdpsteer_xdp(struct xdp_md *ctx)
 		pin.target = d.target;
 		pin.uid = t->uid;
 		bpf_map_update_elem(&xs_flows, &flow, &pin, BPF_ANY);
+		xs_cache_fill(cached, &flow, &pin);
 		xs_count(old_pin ? XS_C_FLOW_REPIN : XS_C_FLOW_NEW);
 	}
 	return xs_deliver(ctx, d.target, t);
@@ -259,41 +295,35 @@ no_targets:
 	return XDP_PASS;
 }
 
-/* Target side of the queue: runs on the CPU that dequeues (cpumap) or at
- * devmap flush. Counts the dequeue that balances the enqueue above. */
-static __always_inline __u32 xs_dequeue(struct xdp_md *ctx)
+/*
+ * Target side of the queue: counts the dequeue that balances the enqueue in
+ * xs_deliver(). A cpumap entry's program runs in that entry's kthread, on
+ * its CPU, and cpu N is target id N: so the per-CPU "dequeued" counter of
+ * target N shows on which CPU its frames really ran.
+ */
+static __always_inline void xs_dequeued(__u32 target)
 {
-	void *data = (void *)(long)ctx->data;
-	struct xs_meta *m = (void *)(long)ctx->data_meta;
-	struct xs_target_stats *s;
-	__u32 target;
+	struct xs_target_stats *s = bpf_map_lookup_elem(&xs_target_stats, &target);
 
-	if ((void *)(m + 1) > data || m->magic != XS_META_MAGIC) {
-		xs_count(XS_C_META_ERR);
-		return XS_NO_TARGET;
-	}
-	target = m->target;
-	s = bpf_map_lookup_elem(&xs_target_stats, &target);
 	if (s)
 		s->dequeued++;
-	return target;
 }
 
 SEC("xdp/cpumap")
 int xdpsteer_cpumap(struct xdp_md *ctx)
 {
-	__u32 target = xs_dequeue(ctx);
-
-	/* cpu N has target id N: a mismatch means the frame ran on the wrong CPU. */
-	if (target != XS_NO_TARGET && target != bpf_get_smp_processor_id())
-		xs_count(XS_C_WRONG_CPU);
+	xs_dequeued(bpf_get_smp_processor_id());
 	return XDP_PASS;
 }
 
+/* Runs at devmap flush, before transmit: the frame has left the queue. */
 SEC("xdp/devmap")
 int xdpsteer_devmap(struct xdp_md *ctx)
 {
-	xs_dequeue(ctx);
+	__u32 ifindex = ctx->egress_ifindex, *target = bpf_map_lookup_elem(&xs_dev_ids, &ifindex);
+
+	if (target)
+		xs_dequeued(*target);
 	return XDP_PASS;
 }
 

@@ -64,6 +64,21 @@ struct {
 } xs_flows SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XS_FLOW_CACHE_SLOTS);
+	__type(key, __u32);
+	__type(value, struct xs_flow_cache_entry);
+} xs_flow_cache SEC(".maps");
+
+/* Egress ifindex -> dev target id, for the devmap program's dequeue count. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XS_MAX_DEVS);
+	__type(key, __u32);
+	__type(value, __u32);
+} xs_dev_ids SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_CPUMAP);
 	__uint(max_entries, XS_MAX_CPUS);
 	__type(key, __u32);

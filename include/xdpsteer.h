@@ -112,23 +112,23 @@ struct xs_target_stats {
 	X(XS_C_FRAGMENT, "fragment", "info")                                  \
 	X(XS_C_FLOW_HIT, "flow_hit", "info")                                  \
 	X(XS_C_FLOW_NEW, "flow_new", "info")                                  \
-	X(XS_C_FLOW_REPIN, "flow_repin", "info")                              \
-	X(XS_C_META_ERR, "meta_error", "info")                                \
-	X(XS_C_WRONG_CPU, "wrong_cpu", "info")
+	X(XS_C_FLOW_REPIN, "flow_repin", "info")
 
 #define XS_COUNTER_ENUM(e, name, kind) e,
 enum xs_counter { XS_COUNTERS(XS_COUNTER_ENUM) XS_C_MAX };
 #undef XS_COUNTER_ENUM
 
 /*
- * Stamped in XDP metadata on every steered frame, so the cpumap/devmap
- * program on the far side knows whose dequeue to count (and, for cpu
- * targets, which CPU the frame should be running on).
+ * xs_flow_cache (per-CPU array) value: a direct-mapped copy of recent pins,
+ * so an established flow costs an inlined array load instead of an LRU
+ * hash lookup. XS_FLOW_CACHE_SLOTS entries per CPU, 56 bytes each.
  */
-#define XS_META_MAGIC 0x5853u
-struct xs_meta {
-	__u16 magic;
-	__u16 target;
+#define XS_FLOW_CACHE_SLOTS 8192
+#define XS_CACHE_REFRESH 64  /* every 64th cache hit also touches the LRU */
+struct xs_flow_cache_entry {
+	struct xs_flow_key key;
+	struct xs_flow_pin pin;
+	__u64 hits;
 };
 
 /* xs_self value: facts only known after load, written once by attach. */

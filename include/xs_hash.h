@@ -103,15 +103,19 @@ XS_INLINE __u64 xs_sip_final(struct xs_sip_state *s)
  * Whole words only: the flow key is always 40 bytes, so the tail block is just
  * the length byte.
  */
-XS_INLINE __u64 xs_siphash13_words(__u64 k0, __u64 k1, const __u64 *m, __u32 nwords)
+XS_INLINE __u64 xs_siphash13_words(__u64 k0, __u64 k1, const void *m, __u32 nwords)
 {
 	struct xs_sip_state s;
-	__u64 last = (__u64)(nwords * 8) << 56;
+	__u64 last = (__u64)(nwords * 8) << 56, w;
 	__u32 i;
 
 	xs_sip_init(&s, k0, k1);
-	for (i = 0; i < nwords; i++)
-		xs_sip_word(&s, m[i]);
+	for (i = 0; i < nwords; i++) {
+		/* memcpy, not a cast: the key is written as a struct and read as
+		 * words, which C's aliasing rules only allow through memcpy. */
+		__builtin_memcpy(&w, (const unsigned char *)m + 8 * i, sizeof(w));
+		xs_sip_word(&s, w);
+	}
 	xs_sip_word(&s, last);
 	return xs_sip_final(&s);
 }
@@ -141,7 +145,7 @@ XS_INLINE __u64 xs_flow_hash(const __u64 seed[2], const struct xs_flow_key *key,
 	struct xs_flow_key masked;
 
 	xs_flow_key_mask(&masked, key, fields, domain);
-	return xs_siphash13_words(seed[0], seed[1], (const __u64 *)&masked, XS_FLOW_KEY_WORDS);
+	return xs_siphash13_words(seed[0], seed[1], &masked, XS_FLOW_KEY_WORDS);
 }
 
 /*

@@ -241,6 +241,13 @@ int xs_cmd_attach(const struct xs_args *a)
 	skel->rodata->cfg_nr_cpus = nr_cpus;
 	skel->rodata->cfg_unparsed_verdict = cfg.unparsed_verdict;
 	skel->rodata->cfg_flow_table = cfg.flow_entries > 0;
+	/* Keys the flow cache's slot hash, so nobody can aim flows at one slot. */
+	if (getrandom((void *)&skel->rodata->cfg_cache_key, sizeof(skel->rodata->cfg_cache_key),
+		      0) != sizeof(skel->rodata->cfg_cache_key)) {
+		err = -EIO;
+		pr_warn("cannot draw a random flow-cache key: %s\n", strerror(errno));
+		goto fail;
+	}
 	bpf_map__set_max_entries(skel->maps.xs_flows, cfg.flow_entries ? cfg.flow_entries : 1);
 	bpf_map__set_max_entries(skel->maps.xs_cpumap,
 				 nr_cpus < XS_MAX_CPUS ? nr_cpus : XS_MAX_CPUS);

@@ -151,10 +151,15 @@ static int xs_redirect_set(const struct xs_handle *h, __u32 id, const struct xs_
 		if (prog_fd < 0)
 			return prog_fd;
 		v.bpf_prog.fd = prog_fd;
-		if (bpf_map_update_elem(h->devmap_fd, &slot, &v, BPF_ANY)) {
+		if (bpf_map_update_elem(h->dev_ids_fd, &t->ifindex, &id, BPF_ANY)) {
+			err = -errno;
+			pr_warn("%s: cannot add ifindex %u to xs_dev_ids: %s\n", h->ifname,
+				t->ifindex, strerror(errno));
+		} else if (bpf_map_update_elem(h->devmap_fd, &slot, &v, BPF_ANY)) {
 			err = -errno;
 			pr_warn("%s: cannot add ifindex %u to xs_devmap: %s (the device must "
 				"support XDP redirect)\n", h->ifname, t->ifindex, strerror(errno));
+			bpf_map_delete_elem(h->dev_ids_fd, &t->ifindex);
 		}
 	}
 	close(prog_fd);
@@ -166,6 +171,8 @@ static void xs_redirect_clear(const struct xs_handle *h, __u32 id, const struct 
 	__u32 key = t->kind == XS_TARGET_CPU ? t->cpu : id - XS_DEV_BASE;
 
 	bpf_map_delete_elem(t->kind == XS_TARGET_CPU ? h->cpumap_fd : h->devmap_fd, &key);
+	if (t->kind == XS_TARGET_DEV)
+		bpf_map_delete_elem(h->dev_ids_fd, &t->ifindex);
 }
 
 static __u32 xs_new_uid(void)

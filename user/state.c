@@ -124,6 +124,7 @@ int xs_open(const char *ifname, struct xs_handle *h)
 		{ "xs_target_stats", &h->stats_fd }, { "xs_counters", &h->counters_fd },
 		{ "xs_flows", &h->flows_fd },	  { "xs_cpumap", &h->cpumap_fd },
 		{ "xs_devmap", &h->devmap_fd },	  { "xs_self", &h->self_fd },
+		{ "xs_dev_ids", &h->dev_ids_fd },
 	};
 	size_t i;
 	int err;
@@ -169,7 +170,8 @@ int xs_open(const char *ifname, struct xs_handle *h)
 void xs_close(struct xs_handle *h)
 {
 	int *fds[] = { &h->pools_fd, &h->targets_fd, &h->stats_fd, &h->counters_fd,
-		       &h->flows_fd, &h->cpumap_fd, &h->devmap_fd, &h->self_fd };
+		       &h->flows_fd, &h->cpumap_fd, &h->devmap_fd, &h->self_fd,
+		       &h->dev_ids_fd };
 	size_t i;
 
 	for (i = 0; i < XS_ARRAY_SIZE(fds); i++) {
@@ -347,7 +349,7 @@ int xs_pool_publish(const struct xs_handle *h, __u32 pool_id, struct xs_pool *p)
 	 * cannot rename over a pin, so there is a moment with no pin; the pool
 	 * itself is live throughout, held by xs_pools. */
 	snprintf(name, sizeof(name), XS_PIN_POOL_FMT, pool_id);
-	if (!xs_pin_path(path, sizeof(path), h->dir, name)) {
+	if (h->dir[0] && !xs_pin_path(path, sizeof(path), h->dir, name)) {
 		unlink(path);
 		if (bpf_obj_pin(fd, path) || chmod(path, 0600))
 			pr_warn("%s: pool %u is live but could not be pinned at %s: %s\n",

@@ -33,6 +33,7 @@ struct xs_handle {
 	int cpumap_fd;
 	int devmap_fd;
 	int self_fd;
+	int dev_ids_fd;
 };
 
 /* A pool as userspace edits it: the header and one target id per bucket. */

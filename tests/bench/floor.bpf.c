@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * The benchmark floor: an XDP program that returns the verdict xdpsteer
+ * returns for a steered packet and does nothing else. Everything xdpsteer
+ * costs is reported above this, timed the same way in the same run.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+SEC("xdp")
+int xs_floor_redirect(struct xdp_md *ctx)
+{
+	return XDP_REDIRECT;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

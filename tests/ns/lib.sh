@@ -1,0 +1,362 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# shellcheck shell=bash
+#
+# Shared harness for the xdpsteer namespace tests and the demo (source it).
+# Modelled on xdp-tools' lib/testing/test_runner.sh.
+#
+# Testbed (names carry RUN_ID, the sourcing shell's pid, so runs never clash):
+#
+#   netns $NS_CLIENT                      netns $NS_STEER
+#   $IF_CLIENT $CLIENT_IP  <--- veth --->  $IF_STEER $STEER_IP   (xdpsteer here)
+#                                          $DEV_PREFIX<x> <-> peer  (dev targets)
+#
+# IPv6 is off on every veth and neighbours are static, so the only frames that
+# cross $IF_STEER are the ones a test sends. The CLI runs in a namespace through
+# `nsenter --net=` (not `ip netns exec`, which remounts /sys and so hides bpffs).
+#
+# Per test: run_test NAME FUNCTION prints "PASS: NAME", "FAIL: NAME" plus the
+# output it captured, or "SKIP: NAME: reason"; finish SUITE prints
+# "SUITE: N passed, N failed" and returns non-zero if anything failed or skipped.
+# V=1 prints every command as it runs (and the tests' output live).
+
+XS_TOP=${XS_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+XS=${XS:-$XS_TOP/build/xdpsteer}
+FLOWS=${FLOWS:-$XS_TOP/tests/ns/flows.py}
+PYTHON=${PYTHON:-python3}
+BPFTOOL=${BPFTOOL:-bpftool}
+V=${V:-0}
+
+RUN_ID=${RUN_ID:-$$}
+NS_STEER=xsl-$RUN_ID
+NS_CLIENT=xsc-$RUN_ID
+IF_STEER=xsa$RUN_ID
+IF_CLIENT=xsb$RUN_ID
+DEV_PREFIX=xd$RUN_ID    # dev-target veths in $NS_STEER: ${DEV_PREFIX}x, peer xe$RUN_ID<x>
+# RFC 2544 benchmarking range: only ever configured inside our own namespaces.
+NET=198.18.0
+STEER_IP=$NET.1
+CLIENT_IP=$NET.2
+DPORT=9000
+PIN_ROOT=/sys/fs/bpf/xdpsteer
+
+XS_TMP=""
+_XS_NS=()          # namespaces we created
+_XS_ATTACHED=()    # "ns iface" pairs xdpsteer may be attached to
+_XS_PIDS=()        # background processes we started
+_XS_PINROOT_NEW=0  # we created $PIN_ROOT
+_XS_PASSED=0
+_XS_FAILED=0
+_XS_SKIPPED=0
+
+vlog() { [ "$V" = 1 ] && printf '+ %s\n' "$*" >&2; return 0; }
+
+# run_in NS CMD...: run CMD in network namespace NS, keeping our mount namespace.
+run_in() {
+	local ns=$1
+	shift
+	vlog "[$ns] $*"
+	nsenter --net=/run/netns/"$ns" -- "$@"
+}
+
+# xs ARGS...: the CLI in the steering namespace. xs_in NS ARGS...: in NS.
+xs() { run_in "$NS_STEER" "$XS" "$@"; }
+xs_in() {
+	local ns=$1
+	shift
+	run_in "$ns" "$XS" "$@"
+}
+
+# flows ARGS...: flows.py in the client namespace, aimed at the steering side.
+flows() {
+	run_in "$NS_CLIENT" "$PYTHON" "$FLOWS" --ns "$NS_STEER" --iface "$IF_STEER" --xs "$XS" \
+		--dst "$STEER_IP" --dport "$DPORT" "$@"
+}
+# flows_steer ARGS...: flows.py in the steering namespace (recv).
+flows_steer() {
+	run_in "$NS_STEER" "$PYTHON" "$FLOWS" --ns "$NS_STEER" --iface "$IF_STEER" --xs "$XS" \
+		--dst "$STEER_IP" --dport "$DPORT" "$@"
+}
+
+# pyx EXPR FILE...: evaluate a python expression over JSON files, loaded as
+# d0, d1, ... (d is d0; "-" reads stdin). Prints the value (JSON for containers).
+pyx() {
+	"$PYTHON" -c 'import json, sys
+env = {}
+for i, src in enumerate(sys.argv[2:]):
+    env["d%d" % i] = json.load(sys.stdin if src == "-" else open(src))
+env["d"] = env.get("d0")
+v = eval(sys.argv[1], env)
+print(json.dumps(v, sort_keys=True) if isinstance(v, (dict, list, bool)) or v is None else v)' "$@"
+}
+
+# ---- checks (for use inside a test function) ------------------------------
+
+fail() {
+	echo "check failed: $*"
+	exit 1
+}
+assert_eq() { # WHAT GOT WANT
+	[ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
+	echo "ok: $1 = $3"
+}
+assert_ne() { # WHAT GOT NOT
+	[ "$2" != "$3" ] || fail "$1: got '$2', which it must not be"
+	echo "ok: $1 != $3"
+}
+assert_true() { # WHAT RESULT: RESULT must be "true" (as pyx prints a true bool)
+	[ "$2" = true ] || fail "$1 (got: $2)"
+	echo "ok: $1"
+}
+
+# expect_error WHAT PATTERN CMD...: CMD must exit non-zero with exactly one line on
+# stderr matching PATTERN (grep -E) and nothing on stdout.
+expect_error() {
+	local what=$1 pat=$2 out err rc
+	shift 2
+	out=$XS_TMP/ee.out
+	err=$XS_TMP/ee.err
+	rc=0
+	"$@" >"$out" 2>"$err" || rc=$?
+	echo "  \$ ${*##*/} -> rc $rc: $(cat "$err")"
+	[ "$rc" -ne 0 ] || fail "$what: exited 0 (stdout: $(cat "$out"))"
+	[ "$(wc -l <"$err")" -eq 1 ] || fail "$what: want one line on stderr, got: $(cat "$err")"
+	grep -Eq -- "$pat" "$err" || fail "$what: stderr does not match /$pat/"
+	[ ! -s "$out" ] || fail "$what: unexpected stdout: $(cat "$out")"
+	echo "ok: $what"
+}
+
+# ---- setup and teardown ---------------------------------------------------
+
+# preflight: root, iproute2 namespaces, veth, bpffs (mounted if missing), the
+# build. Prints the reason and returns 1 if the testbed cannot run.
+preflight() {
+	local t
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "namespace tests need root (network namespaces, XDP, bpffs)"
+		return 1
+	fi
+	for t in ip nsenter "$PYTHON" "$BPFTOOL" clang unshare setpriv timeout; do
+		command -v "$t" >/dev/null || { echo "missing tool: $t (make deps)"; return 1; }
+	done
+	[ -x "$XS" ] || { echo "$XS not built (run make)"; return 1; }
+	if [ "$(stat -f -c %T /sys/fs/bpf 2>/dev/null)" != bpf_fs ]; then
+		vlog "mount -t bpf bpf /sys/fs/bpf"
+		mount -t bpf bpf /sys/fs/bpf || { echo "cannot mount bpffs on /sys/fs/bpf"; return 1; }
+		echo "mounted bpffs on /sys/fs/bpf"
+	fi
+	[ -d "$PIN_ROOT" ] || _XS_PINROOT_NEW=1
+	return 0
+}
+
+# ns_add NAME: a fresh namespace with lo up, registered for cleanup.
+ns_add() {
+	vlog "ip netns add $1"
+	ip netns add "$1" || return 1
+	_XS_NS+=("$1")
+	ip -n "$1" link set lo up
+}
+
+_noipv6() { run_in "$1" sysctl -qw "net.ipv6.conf.$2.disable_ipv6=1"; }
+_mac() { ip -n "$1" -br link show dev "$2" | awk '{print $3}'; }
+
+# setup_testbed: both namespaces, the main veth pair, addresses, static ARP.
+setup_testbed() {
+	XS_TMP=$(mktemp -d /tmp/xdpsteer-ns.XXXXXX)
+	chmod 755 "$XS_TMP"
+	ns_add "$NS_STEER" && ns_add "$NS_CLIENT" || return 1
+	vlog "ip link add $IF_STEER netns $NS_STEER type veth peer name $IF_CLIENT netns $NS_CLIENT"
+	ip link add "$IF_STEER" netns "$NS_STEER" type veth peer name "$IF_CLIENT" netns "$NS_CLIENT" ||
+		{ echo "cannot create a veth pair"; return 1; }
+	_noipv6 "$NS_STEER" "$IF_STEER" && _noipv6 "$NS_CLIENT" "$IF_CLIENT" || return 1
+	ip -n "$NS_STEER" addr add "$STEER_IP/24" dev "$IF_STEER"
+	ip -n "$NS_CLIENT" addr add "$CLIENT_IP/24" dev "$IF_CLIENT"
+	ip -n "$NS_STEER" neigh replace "$CLIENT_IP" lladdr "$(_mac "$NS_CLIENT" "$IF_CLIENT")" \
+		dev "$IF_STEER" nud permanent
+	ip -n "$NS_CLIENT" neigh replace "$STEER_IP" lladdr "$(_mac "$NS_STEER" "$IF_STEER")" \
+		dev "$IF_CLIENT" nud permanent
+	ip -n "$NS_STEER" link set "$IF_STEER" up
+	ip -n "$NS_CLIENT" link set "$IF_CLIENT" up
+}
+
+# add_client_ips N: $NET.3 .. $NET.(N+2) on the client too (static ARP both ways).
+add_client_ips() {
+	local i mac
+	mac=$(_mac "$NS_CLIENT" "$IF_CLIENT")
+	for ((i = 3; i < $1 + 3; i++)); do
+		ip -n "$NS_CLIENT" addr add "$NET.$i/24" dev "$IF_CLIENT"
+		ip -n "$NS_STEER" neigh replace "$NET.$i" lladdr "$mac" dev "$IF_STEER" nud permanent
+	done
+}
+
+# pass_prog: a tiny XDP_PASS object, compiled once (not managed by libxdp).
+pass_prog() {
+	if [ ! -f "$XS_TMP/pass.o" ]; then
+		cat >"$XS_TMP/pass.c" <<-'EOF'
+			#include <linux/bpf.h>
+			__attribute__((section("xdp"), used)) int xs_test_pass(struct xdp_md *ctx)
+			{
+				return XDP_PASS;
+			}
+			char _license[] __attribute__((section("license"), used)) = "GPL";
+		EOF
+		clang -O2 -target bpf -c "$XS_TMP/pass.c" -o "$XS_TMP/pass.o" >&2 || return 1
+	fi
+	echo "$XS_TMP/pass.o"
+}
+
+# add_dev_target_if X [deliver]: veth ${DEV_PREFIX}X <-> xe$RUN_ID X in $NS_STEER,
+# usable as a dev target. With "deliver", the peer gets an XDP_PASS program:
+# veth only accepts redirected frames when its peer runs XDP.
+add_dev_target_if() {
+	local a=$DEV_PREFIX$1 b=xe$RUN_ID$1
+	vlog "ip -n $NS_STEER link add $a type veth peer name $b"
+	ip -n "$NS_STEER" link add "$a" type veth peer name "$b" || return 1
+	_noipv6 "$NS_STEER" "$a" && _noipv6 "$NS_STEER" "$b"
+	ip -n "$NS_STEER" link set "$a" up
+	ip -n "$NS_STEER" link set "$b" up
+	if [ "${2:-}" = deliver ]; then
+		run_in "$NS_STEER" ip link set dev "$b" xdp obj "$(pass_prog)" sec xdp || return 1
+	fi
+}
+
+# attach [ARGS...]: (re)attach xdpsteer to $IF_STEER, registered for cleanup.
+attach() {
+	xs_detach_quiet "$NS_STEER" "$IF_STEER"
+	_XS_ATTACHED+=("$NS_STEER $IF_STEER")
+	xs attach "$IF_STEER" "$@"
+}
+# attach_in NS IFACE [ARGS...]: same for another interface.
+attach_in() {
+	local ns=$1 ifc=$2
+	shift 2
+	_XS_ATTACHED+=("$ns $ifc")
+	xs_in "$ns" attach "$ifc" "$@"
+}
+xs_detach_quiet() {
+	[ -e "$PIN_ROOT/$2/prog_xdp" ] || return 0
+	xs_in "$1" detach "$2" >/dev/null 2>&1 || true
+}
+
+# bg_start NAME CMD...: background process, killed at cleanup if still running.
+bg_start() {
+	local name=$1
+	shift
+	vlog "(background $name) $*"
+	"$@" &
+	_XS_PIDS+=($!)
+	eval "BG_$name=$!"
+}
+
+_kill_bg() {
+	local p
+	for p in "${_XS_PIDS[@]}"; do
+		kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
+	done
+	_XS_PIDS=()
+	return 0
+}
+
+# wait_file FILE SECONDS: poll for FILE to exist.
+wait_file() {
+	local i
+	for ((i = 0; i < $2 * 50; i++)); do
+		[ -e "$1" ] && return 0
+		sleep 0.02
+	done
+	echo "timed out after $2 s waiting for $1"
+	return 1
+}
+
+cleanup() {
+	local rc=$? p entry ns ifc
+	set +e
+	_kill_bg
+	for entry in "${_XS_ATTACHED[@]}"; do
+		read -r ns ifc <<<"$entry"
+		[ -e "/run/netns/$ns" ] && xs_detach_quiet "$ns" "$ifc"
+		# Pins of an interface whose namespace is already gone.
+		[ -n "$ifc" ] && [ -d "$PIN_ROOT/$ifc" ] && rm -rf -- "${PIN_ROOT:?}/$ifc"
+	done
+	for ns in "${_XS_NS[@]}"; do
+		vlog "ip netns del $ns"
+		ip netns del "$ns" 2>/dev/null
+	done
+	[ "$_XS_PINROOT_NEW" = 1 ] && rmdir "$PIN_ROOT" 2>/dev/null
+	[ -n "$XS_TMP" ] && rm -rf -- "$XS_TMP"
+	_XS_NS=()
+	_XS_ATTACHED=()
+	_XS_PIDS=()
+	return $rc
+}
+
+# Install the cleanup trap; signals end the script through EXIT.
+install_trap() {
+	trap cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+}
+
+# ---- reporting ------------------------------------------------------------
+
+# run_test NAME FUNCTION: run FUNCTION in a subshell under set -e, capture its
+# output, report. Exit status 77 from the function means skip; its last output
+# line is the reason.
+run_test() {
+	local name=$1 fn=$2 log rc
+	log=$XS_TMP/$name.log
+	set +e
+	if [ "$V" = 1 ]; then
+		(
+			set -eE
+			trap 'echo "error: line $LINENO: $BASH_COMMAND"' ERR
+			trap _kill_bg EXIT
+			"$fn"
+		) 2>&1 | tee "$log"
+		rc=${PIPESTATUS[0]}
+	else
+		(
+			set -eE
+			trap 'echo "error: line $LINENO: $BASH_COMMAND"' ERR
+			trap _kill_bg EXIT
+			"$fn"
+		) >"$log" 2>&1
+		rc=$?
+	fi
+	set -e
+	case $rc in
+	0)
+		echo "PASS: $name"
+		_XS_PASSED=$((_XS_PASSED + 1))
+		;;
+	77)
+		echo "SKIP: $name: $(tail -n 1 "$log")"
+		_XS_SKIPPED=$((_XS_SKIPPED + 1))
+		;;
+	*)
+		echo "FAIL: $name"
+		sed 's/^/    /' "$log"
+		_XS_FAILED=$((_XS_FAILED + 1))
+		;;
+	esac
+}
+
+skip() {
+	echo "$*"
+	exit 77
+}
+
+# finish SUITE: the summary line; non-zero if any test failed or was skipped
+# (a skip is not a pass: CI fails loudly instead).
+finish() {
+	local line="$1: $_XS_PASSED passed, $_XS_FAILED failed"
+	[ "$_XS_SKIPPED" -gt 0 ] && line="$line, $_XS_SKIPPED skipped"
+	echo "$line"
+	[ "$_XS_FAILED" -eq 0 ] && [ "$_XS_SKIPPED" -eq 0 ]
+}
+
+# fatal SUITE REASON: the testbed cannot run; report it as a failure.
+fatal() {
+	echo "FAIL: $1 testbed: $2"
+	echo "$1: 0 passed, 1 failed"
+	exit 1
+}

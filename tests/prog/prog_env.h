@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * The XDP object loaded straight from its skeleton, unattached and unpinned,
+ * for BPF_PROG_TEST_RUN tests and benchmarks. The CLI's own library
+ * (user/state.h) drives it through an xs_handle built from the skeleton.
+ */
+#ifndef XS_TEST_PROG_ENV_H
+#define XS_TEST_PROG_ENV_H
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "decide.h"
+#include "state.h"
+#include "xdpsteer.skel.h"
+
+struct prog_env {
+	struct xdpsteer *skel;
+	struct xs_handle h;
+	struct xs_pool pool;
+	int prog_fd;
+};
+
+/* Load the object. @flow_entries 0 disables the flow table, as --flow-table-size 0 does. */
+static inline int prog_env_open(struct prog_env *e, __u32 flow_entries, __u32 unparsed_verdict)
+{
+	int nr_cpus = libbpf_num_possible_cpus();
+
+	memset(e, 0, sizeof(*e));
+	e->skel = xdpsteer__open();
+	if (!e->skel) {
+		fprintf(stderr, "prog_env: cannot open the xdpsteer object: %s\n", strerror(errno));
+		return -errno;
+	}
+	e->skel->rodata->cfg_nr_cpus = nr_cpus;
+	e->skel->rodata->cfg_unparsed_verdict = unparsed_verdict;
+	e->skel->rodata->cfg_flow_table = flow_entries > 0;
+	bpf_map__set_max_entries(e->skel->maps.xs_flows, flow_entries ? flow_entries : 1);
+	bpf_map__set_max_entries(e->skel->maps.xs_cpumap, nr_cpus);
+	if (xdpsteer__load(e->skel)) {
+		fprintf(stderr, "prog_env: cannot load the xdpsteer object: %s\n", strerror(errno));
+		xdpsteer__destroy(e->skel);
+		e->skel = NULL;
+		return -errno;
+	}
+	e->prog_fd = bpf_program__fd(e->skel->progs.xdpsteer_xdp);
+	snprintf(e->h.ifname, sizeof(e->h.ifname), "test");
+	e->h.nr_cpus = nr_cpus;
+	e->h.pools_fd = bpf_map__fd(e->skel->maps.xs_pools);
+	e->h.targets_fd = bpf_map__fd(e->skel->maps.xs_targets);
+	e->h.stats_fd = bpf_map__fd(e->skel->maps.xs_target_stats);
+	e->h.counters_fd = bpf_map__fd(e->skel->maps.xs_counters);
+	e->h.flows_fd = bpf_map__fd(e->skel->maps.xs_flows);
+	e->h.cpumap_fd = bpf_map__fd(e->skel->maps.xs_cpumap);
+	e->h.devmap_fd = bpf_map__fd(e->skel->maps.xs_devmap);
+	e->h.self_fd = bpf_map__fd(e->skel->maps.xs_self);
+	e->h.dev_ids_fd = bpf_map__fd(e->skel->maps.xs_dev_ids);
+	return 0;
+}
+
+static inline void prog_env_close(struct prog_env *e)
+{
+	xs_pool_free(&e->pool);
+	xdpsteer__destroy(e->skel);
+	e->skel = NULL;
+}
+
+/*
+ * Install @n targets and publish them as the pool. Target i is cpu i while
+ * i < nr_cpus, then a devmap slot on loopback: test runs never transmit, they
+ * only need the redirect lookup to succeed.
+ */
+static inline int prog_env_targets(struct prog_env *e, __u8 algo, __u8 hand, __u32 n,
+				   const __u64 seed[2])
+{
+	__u32 i;
+
+	xs_pool_free(&e->pool);
+	memset(&e->pool.hdr, 0, sizeof(e->pool.hdr));
+	e->pool.hdr.algo = algo;
+	e->pool.hdr.hand_size = hand;
+	e->pool.hdr.flow_fields = XS_F_DEFAULT_FLOW;
+	e->pool.hdr.hand_fields = XS_F_DEFAULT_HAND;
+	e->pool.hdr.seed[0] = seed[0];
+	e->pool.hdr.seed[1] = seed[1];
+	e->pool.hdr.n_buckets = n;
+	e->pool.bucket = calloc(n ? n : 1, sizeof(__u32));
+	if (!e->pool.bucket)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct xs_target t = { .flags = XS_TARGET_F_ACTIVE, .uid = 1000 + i };
+		__u32 id;
+
+		if ((int)i < e->h.nr_cpus) {
+			struct bpf_cpumap_val cv = { .qsize = 256 };
+
+			id = i;
+			t.kind = XS_TARGET_CPU;
+			t.cpu = i;
+			t.qsize = 256;
+			if (bpf_map_update_elem(e->h.cpumap_fd, &i, &cv, BPF_ANY))
+				return -errno;
+		} else {
+			struct bpf_devmap_val dv = { .ifindex = 1 };
+			__u32 slot = i - e->h.nr_cpus;
+
+			if (slot >= XS_MAX_DEVS)
+				return -E2BIG;
+			id = XS_DEV_BASE + slot;
+			t.kind = XS_TARGET_DEV;
+			t.ifindex = 1;
+			if (bpf_map_update_elem(e->h.devmap_fd, &slot, &dv, BPF_ANY))
+				return -errno;
+		}
+		if (xs_target_write(&e->h, id, &t))
+			return -EIO;
+		e->pool.bucket[i] = id;
+	}
+	return xs_pool_publish(&e->h, XS_POOL_QUEUES, &e->pool);
+}
+
+/* One BPF_PROG_TEST_RUN of @pkt; returns the XDP verdict or a negative errno. */
+static inline int prog_env_run(struct prog_env *e, const void *pkt, __u32 len, __u32 repeat,
+			       void *out, __u32 *out_len, __u32 *duration)
+{
+	unsigned char scratch[2048];
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pkt, .data_size_in = len,
+		    .data_out = out ? out : scratch,
+		    .data_size_out = out_len ? *out_len : sizeof(scratch),
+		    .repeat = repeat ? repeat : 1);
+	int err = bpf_prog_test_run_opts(e->prog_fd, &o);
+
+	if (err)
+		return -errno;
+	if (out_len)
+		*out_len = o.data_size_out;
+	if (duration)
+		*duration = o.duration;
+	return (int)o.retval;
+}
+
+/* The target the flow table pinned @key to (the masked flow key), or XS_NO_TARGET. */
+static inline __u32 prog_env_pinned(struct prog_env *e, const struct xs_flow_key *key)
+{
+	struct xs_flow_key flow;
+	struct xs_flow_pin pin;
+
+	xs_flow_key_mask(&flow, key, e->pool.hdr.flow_fields, XS_DOMAIN_FLOW);
+	if (bpf_map_lookup_elem(e->h.flows_fd, &flow, &pin))
+		return XS_NO_TARGET;
+	return pin.target;
+}
+
+#endif /* XS_TEST_PROG_ENV_H */

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * Agreement: for random flows, the target the XDP program pins (read back
+ * from the flow table) equals the target userspace computes with the code
+ * `xdpsteer lookup` runs. For shuffle the loads change with every packet
+ * (test runs enqueue and never dequeue), so userspace re-reads them first:
+ * the least-loaded pick is exercised with real, varying loads.
+ */
+#include <linux/bpf.h>
+#include "prog_env.h"
+#include "pkt.h"
+#include "test.h"
+
+#define FLOWS_JUMP 100000
+#define FLOWS_SHUFFLE 100000
+
+static __u64 rng = 0x9e3779b97f4a7c15ULL;
+
+/* A random TCP, UDP or SCTP flow over IPv4 or IPv6, as a packet and as a key. */
+static void random_flow(struct pkt *p, struct xs_flow_key *k)
+{
+	static const __u8 protos[] = { IPPROTO_TCP, IPPROTO_UDP, IPPROTO_SCTP };
+	__u64 r = test_rand64(&rng);
+	__u8 proto = protos[r % 3];
+	__u16 sport = (__u16)(r >> 8), dport = (__u16)(r >> 24);
+	char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
+
+	memset(k, 0, sizeof(*k));
+	if ((r >> 40) & 1) {
+		__u64 a = test_rand64(&rng), b = test_rand64(&rng);
+
+		memcpy(k->src, &a, 8);
+		memcpy(k->src + 2, &b, 8);
+		a = test_rand64(&rng);
+		b = test_rand64(&rng);
+		memcpy(k->dst, &a, 8);
+		memcpy(k->dst + 2, &b, 8);
+		inet_ntop(AF_INET6, k->src, s, sizeof(s));
+		inet_ntop(AF_INET6, k->dst, d, sizeof(d));
+		pkt_eth(p, ETH_P_IPV6);
+		pkt_ipv6(p, s, d, proto);
+	} else {
+		__u64 a = test_rand64(&rng);
+
+		k->src[2] = k->dst[2] = htonl(0xffff);
+		k->src[3] = (__u32)a;
+		k->dst[3] = (__u32)(a >> 32);
+		inet_ntop(AF_INET, &k->src[3], s, sizeof(s));
+		inet_ntop(AF_INET, &k->dst[3], d, sizeof(d));
+		pkt_eth(p, ETH_P_IP);
+		pkt_ipv4(p, s, d, proto, 0);
+	}
+	pkt_ports(p, proto, sport, dport);
+	pkt_finish(p);
+	k->proto = proto;
+	k->sport = htons(sport);
+	k->dport = htons(dport);
+}
+
+static void agree(__u8 algo, __u8 hand, __u32 n, __u32 flows, const char *what)
+{
+	static const __u64 seed[2] = { 0x243f6a8885a308d3ULL, 0x13198a2e03707344ULL };
+	__u64 *load = calloc(XS_MAX_TARGETS, sizeof(*load));
+	__u32 i, same = 0, differ = 0, *hits = calloc(n, sizeof(*hits));
+	struct prog_env env;
+
+	if (!ASSERT_TRUE(load && hits, "out of memory") ||
+	    !ASSERT_EQ(prog_env_open(&env, 2 * flows, XDP_PASS), 0, "load") ||
+	    !ASSERT_EQ(prog_env_targets(&env, algo, hand, n, seed), 0, "targets"))
+		goto out;
+	for (i = 0; i < flows; i++) {
+		struct xs_flow_key k;
+		struct xs_decision d;
+		struct pkt p;
+		int ret;
+
+		random_flow(&p, &k);
+		if (algo == XS_ALGO_SHUFFLE && xs_loads_read(&env.h, &env.pool, load))
+			break;
+		xs_decide(&env.pool, load, &k, &d);
+		ret = prog_env_run(&env, p.buf, p.len, 1, NULL, NULL, NULL);
+		if (ret == XDP_REDIRECT && prog_env_pinned(&env, &k) == d.target) {
+			same++;
+			hits[d.bucket]++;
+		} else if (differ++ < 5) {
+			fprintf(stderr, "  %s flow %u: verdict %d, kernel %u, userspace %u\n", what, i,
+				ret, prog_env_pinned(&env, &k), d.target);
+		}
+	}
+	printf("  %s: %u of %u flows agree, %u differ\n", what, same, flows, differ);
+	ASSERT_EQ(same, flows, what);
+	for (i = 0; i < n; i++)
+		ASSERT_TRUE(hits[i] > 0, "%s: slot %u never chosen", what, i);
+	prog_env_close(&env);
+out:
+	free(load);
+	free(hits);
+}
+
+TEST(jump_agrees)
+{
+	agree(XS_ALGO_JUMP, 0, 64, FLOWS_JUMP, "jump N=64");
+}
+
+TEST(shuffle_agrees)
+{
+	agree(XS_ALGO_SHUFFLE, 4, 16, FLOWS_SHUFFLE, "shuffle N=16 H=4");
+}
+
+int main(void)
+{
+	RUN(jump_agrees);
+	RUN(shuffle_agrees);
+	return test_summary("prog_agree");
+}
