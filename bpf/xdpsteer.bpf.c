@@ -20,9 +20,11 @@ __attribute__((noinline)) int xs_deal_global(__u64 hand_hash, __u32 n, __u32 h,
 					     struct xs_hand *hand);
 static __always_inline int xs_pick_global(const struct xs_hand *hand, const __u64 *load,
 					  __u64 flow_hash);
+static __always_inline __u32 xs_live_bpf(void *pool, __u64 h, __u32 n);
 #define XS_JUMP_FN xs_jump_global
 #define XS_DEAL_FN xs_deal_global
 #define XS_PICK_FN xs_pick_global
+#define XS_LIVE_FN xs_live_bpf
 
 #include "xs_maps.h"
 #include "xs_parse.h"
@@ -136,6 +138,31 @@ static __always_inline __u64 xs_env_load(void *pool, __u32 target)
 }
 
 #include "xs_select.h"
+
+struct xs_live_ctx {
+	void *pool;
+	__u64 h;
+	__u32 n;
+	__u32 b;
+	__u32 found;
+};
+
+static int xs_live_cb(__u32 i, struct xs_live_ctx *c)
+{
+	if (!xs_live_step(c->pool, c->h, c->n, i, &c->b))
+		return 0;
+	c->found = 1;
+	return 1;
+}
+
+/* Only reached when a key's first bucket is a hole. */
+static __always_inline __u32 xs_live_bpf(void *pool, __u64 h, __u32 n)
+{
+	struct xs_live_ctx c = { .pool = pool, .h = h, .n = n };
+
+	bpf_loop(XS_HOLE_DRAWS + n, xs_live_cb, &c, 0);
+	return c.found ? c.b : XS_NO_TARGET;
+}
 
 static __always_inline int xs_deliver(struct xdp_md *ctx, __u32 target_id,
 				      const struct xs_target *t)

@@ -48,6 +48,7 @@ struct xs_target {
 	__u32 qsize;     /* XS_TARGET_CPU: cpumap queue size */
 	__u32 uid;       /* changes each time the id is reused: invalidates pinned flows */
 	__u32 flags;     /* XS_TARGET_F_* */
+	__u32 bucket;    /* bucket it holds, or held before removal: re-adding refills it */
 };
 
 /*

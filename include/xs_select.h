@@ -7,7 +7,7 @@
  * struct xs_decision is always declared; xs_select() only where the side
  * has defined, before including this file:
  *   XS_ENV                           type of the pool handle it passes in
- *   __u32 xs_env_bucket(XS_ENV, b)   target id in bucket b, XS_NO_TARGET if none
+ *   __u32 xs_env_bucket(XS_ENV, b)   target id in bucket b, XS_NO_TARGET for a hole
  *   __u64 xs_env_load(XS_ENV, t)     current load of target id t (shuffle only)
  */
 #ifndef XS_SELECT_H
@@ -36,7 +36,46 @@ struct xs_decision {
 };
 
 #ifdef XS_ENV
-/* Returns 0, or -1 when the pool has no buckets. */
+/*
+ * Removal from the middle leaves a hole (a bucket with XS_NO_TARGET) instead
+ * of renumbering. A key whose jump bucket is a hole draws again, from
+ * mix64(h + i * XS_HOLE_GOLDEN), up to XS_HOLE_DRAWS times, then walks upward
+ * to the next live bucket. The result depends only on the set of holes, so:
+ *  - removing bucket k moves exactly the keys that were on k (no other key
+ *    has k before its answer in its draw sequence, or k would be its answer);
+ *  - they spread uniformly over the live buckets (rejection sampling);
+ *  - refilling k restores the earlier mapping exactly.
+ * Step @i of that sequence; returns 1 when *b is live.
+ */
+#define XS_HOLE_DRAWS 32
+#define XS_HOLE_GOLDEN 0xc2b2ae3d27d4eb4fULL
+
+XS_INLINE int xs_live_step(XS_ENV env, __u64 h, __u32 n, __u32 i, __u32 *b)
+{
+	if (i == 0)
+		*b = XS_JUMP_FN(h, n);
+	else if (i < XS_HOLE_DRAWS)
+		*b = XS_JUMP_FN(xs_mix64(h + (__u64)i * XS_HOLE_GOLDEN), n);
+	else
+		*b = *b + 1 >= n ? 0 : *b + 1;
+	return xs_env_bucket(env, *b) != XS_NO_TARGET;
+}
+
+/* BPF builds drive the steps with bpf_loop() (the walk is bounded by n, not a constant). */
+#ifndef XS_LIVE_FN
+XS_INLINE __u32 xs_live_bucket(XS_ENV env, __u64 h, __u32 n)
+{
+	__u32 i, b = 0;
+
+	for (i = 0; i < XS_HOLE_DRAWS + n; i++)
+		if (xs_live_step(env, h, n, i, &b))
+			return b;
+	return XS_NO_TARGET; /* every bucket is a hole */
+}
+#define XS_LIVE_FN xs_live_bucket
+#endif
+
+/* Returns 0, or -1 when the pool has no live bucket. */
 XS_INLINE int xs_select(const struct xs_pool_hdr *hdr, const struct xs_flow_key *key,
 			XS_ENV env, struct xs_decision *d)
 {
@@ -51,7 +90,7 @@ XS_INLINE int xs_select(const struct xs_pool_hdr *hdr, const struct xs_flow_key 
 		d->hand_hash = 0;
 		d->bucket = XS_JUMP_FN(d->flow_hash, n);
 		d->target = xs_env_bucket(env, d->bucket);
-		return 0;
+		goto holes;
 	}
 
 	d->hand_hash = xs_flow_hash(hdr->seed, key, hdr->hand_fields, XS_DOMAIN_HAND);
@@ -66,9 +105,17 @@ XS_INLINE int xs_select(const struct xs_pool_hdr *hdr, const struct xs_flow_key 
 		/* An empty bucket is never the least loaded. */
 		d->load[i] = t == XS_NO_TARGET ? ~0ULL : xs_env_load(env, t);
 	}
+	/* Holes load as ~0: one is picked only when the whole hand is holes. */
 	d->bucket = d->hand.card[XS_PICK_FN(&d->hand, d->load, d->flow_hash) & (XS_MAX_HAND - 1)];
 	d->target = xs_env_bucket(env, d->bucket);
-	return 0;
+holes:
+	if (d->target != XS_NO_TARGET)
+		return 0;
+	d->bucket = XS_LIVE_FN(env, d->flow_hash, n);
+	if (d->bucket == XS_NO_TARGET)
+		return -1;
+	d->target = xs_env_bucket(env, d->bucket);
+	return d->target == XS_NO_TARGET ? -1 : 0;
 }
 
 #endif /* XS_ENV */

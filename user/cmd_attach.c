@@ -353,8 +353,20 @@ int xs_cmd_detach(const struct xs_args *a)
 	struct xdp_multiprog *mp;
 	struct xdp_program *xp;
 	struct xs_handle h;
+	char dir[PATH_MAX];
 	int fd, err;
 
+	err = xs_check_env();
+	if (err)
+		return err;
+	/* The interface is gone, and its XDP program with it: only pins remain. */
+	if (!if_nametoindex(ifname) && !xs_pin_dir(dir, sizeof(dir), ifname) &&
+	    xs_is_attached(ifname)) {
+		err = xs_unpin_all(dir);
+		if (!err)
+			printf("%s no longer exists; removed its xdpsteer pins\n", ifname);
+		return err;
+	}
 	err = xs_open(ifname, &h);
 	if (err)
 		return err;
@@ -475,7 +487,7 @@ int xs_cmd_status(const struct xs_args *a)
 {
 	bool json = xs_flag(a, "json");
 	struct dirent *de;
-	int err = 0, n = 0;
+	int err = 0, n = 0, hidden = 0;
 	DIR *d;
 
 	if (a->npos == 1) {
@@ -495,6 +507,15 @@ int xs_cmd_status(const struct xs_args *a)
 	while (d && (de = readdir(d))) {
 		if (de->d_name[0] == '.' || !xs_is_attached(de->d_name))
 			continue;
+		/* Pins are global, interfaces are per network namespace. */
+		if (!if_nametoindex(de->d_name)) {
+			if (!json)
+				printf("%s: pinned, but no such interface in this network namespace "
+				       "(in another one, or deleted: xdpsteer detach %s cleans up)\n",
+				       de->d_name, de->d_name);
+			hidden++;
+			continue;
+		}
 		if (xs_status_one(de->d_name, json, n == 0))
 			err = -EIO;
 		n++;
@@ -503,7 +524,7 @@ int xs_cmd_status(const struct xs_args *a)
 		closedir(d);
 	if (json)
 		printf("]\n");
-	else if (!n)
+	else if (!n && !hidden)
 		printf("xdpsteer is not attached to any interface\n");
 	return err;
 }

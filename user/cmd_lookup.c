@@ -42,7 +42,7 @@ int xs_cmd_lookup(const struct xs_args *a)
 	err = xs_pool_read(&h, XS_POOL_QUEUES, &pool);
 	if (err)
 		goto out;
-	if (!pool.hdr.n_buckets) {
+	if (!xs_pool_live(&pool)) {
 		pr_warn("%s has no targets: such a packet passes to the stack (no_targets)\n",
 			h.ifname);
 		err = -ENOENT;
@@ -53,7 +53,11 @@ int xs_cmd_lookup(const struct xs_args *a)
 		if (err)
 			goto out;
 	}
-	xs_decide(&pool, load, &key, &d);
+	if (xs_decide(&pool, load, &key, &d)) {
+		pr_warn("%s: no live slot for this flow\n", h.ifname);
+		err = -ENOENT;
+		goto out;
+	}
 	target = d.target;
 
 	/* A pinned flow keeps its target while that target lives, as in the kernel. */

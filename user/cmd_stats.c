@@ -67,7 +67,7 @@ int xs_cmd_stats(const struct xs_args *a)
 	struct xs_pool pool = { 0 };
 	__u64 counters[XS_C_MAX];
 	struct xs_handle h;
-	__u32 i;
+	__u32 i, n;
 	int err;
 
 	err = xs_open(a->pos[0], &h);
@@ -88,15 +88,15 @@ int xs_cmd_stats(const struct xs_args *a)
 	else
 		printf("%-5s %-18s %12s %14s %9s %12s %9s\n", "slot", "target", "packets", "bytes",
 		       "load", "dequeued", "dropped");
-	for (i = 0; i < pool.hdr.n_buckets; i++) {
+	for (i = 0, n = 0; i < pool.hdr.n_buckets; i++) {
 		__u32 id = pool.bucket[i];
 
 		if (id >= XS_MAX_TARGETS)
-			continue;
+			continue; /* a hole */
 		err = xs_stats_read(&h, id, &sum, pc);
 		if (err)
 			goto out;
-		xs_print_target(&h, &all[id], id, i, &sum, pc, json, per_cpu, i == 0);
+		xs_print_target(&h, &all[id], id, i, &sum, pc, json, per_cpu, n++ == 0);
 	}
 	if (json)
 		printf("], \"counters\": {");

@@ -190,7 +190,7 @@ int xs_cmd_target_add(const struct xs_args *a)
 	struct xs_target *all = NULL, t;
 	struct xs_pool pool = { 0 };
 	struct xs_handle h;
-	__u32 id, *grown;
+	__u32 id, slot, *grown;
 	const char *v;
 	char name[64];
 	int err;
@@ -220,17 +220,22 @@ int xs_cmd_target_add(const struct xs_args *a)
 	} else if (t.kind == XS_TARGET_CPU) {
 		t.qsize = XS_DEFAULT_QSIZE;
 	}
-	err = xs_check_pool_size(&h, &pool.hdr, pool.hdr.n_buckets + 1);
-	if (err)
-		goto out;
-	grown = realloc(pool.bucket, (pool.hdr.n_buckets + 1) * sizeof(*grown));
-	if (!grown) {
-		err = -ENOMEM;
-		goto out;
+	slot = xs_pool_pick_bucket(&pool, &all[id]);
+	if (slot == pool.hdr.n_buckets) {
+		err = xs_check_pool_size(&h, &pool.hdr, pool.hdr.n_buckets + 1);
+		if (err)
+			goto out;
+		grown = realloc(pool.bucket, (pool.hdr.n_buckets + 1) * sizeof(*grown));
+		if (!grown) {
+			err = -ENOMEM;
+			goto out;
+		}
+		pool.bucket = grown;
+		pool.hdr.n_buckets++;
 	}
-	pool.bucket = grown;
 	t.uid = xs_new_uid();
 	t.flags = XS_TARGET_F_ACTIVE;
+	t.bucket = slot;
 
 	/* Deliverable first, then visible: the redirect entry exists before any
 	 * packet can choose the new bucket. */
@@ -239,20 +244,21 @@ int xs_cmd_target_add(const struct xs_args *a)
 		goto out;
 	err = xs_stats_reset(&h, id) ?: xs_target_write(&h, id, &t);
 	if (!err) {
-		/* Appending keeps jump consistent: only 1/(N+1) of flows move. */
-		pool.bucket[pool.hdr.n_buckets++] = id;
+		/* Filling a hole or appending moves only the flows the new target
+		 * takes: 1/(live buckets) of them. */
+		pool.bucket[slot] = id;
 		err = xs_pool_publish(&h, XS_POOL_QUEUES, &pool);
 	}
 	if (err) {
-		struct xs_target none = { 0 };
+		struct xs_target none = all[id];
 
 		xs_target_write(&h, id, &none);
 		xs_redirect_clear(&h, id, &t);
 		goto out;
 	}
 	xs_target_name(&h, &t, id, name, sizeof(name));
-	printf("%s: added %s as slot %u of %u\n", h.ifname, name, pool.hdr.n_buckets - 1,
-	       pool.hdr.n_buckets);
+	printf("%s: added %s in slot %u (%u live of %u slots)\n", h.ifname, name, slot,
+	       xs_pool_live(&pool), pool.hdr.n_buckets);
 out:
 	xs_pool_free(&pool);
 	free(all);
@@ -290,22 +296,22 @@ int xs_cmd_target_del(const struct xs_args *a)
 	t = all[id];
 	slot = xs_pool_find(&pool, id);
 	if (slot >= 0) {
-		err = xs_check_pool_size(&h, &pool.hdr, pool.hdr.n_buckets - 1);
-		if (err)
-			goto out;
-		/* The last slot fills the hole: its flows and the removed target's move. */
-		pool.bucket[slot] = pool.bucket[--pool.hdr.n_buckets];
+		/* A hole, not a renumbering: only this target's flows move. */
+		xs_pool_remove(&pool, (__u32)slot);
 		err = xs_pool_publish(&h, XS_POOL_QUEUES, &pool);
 		if (err)
 			goto out;
 	}
 	/* The pool no longer names it and no program still runs with the old one:
-	 * now the target itself can go. Pinned flows see the cleared uid and re-pin. */
+	 * now the target itself can go. Pinned flows see the cleared uid and
+	 * re-pin. The bucket is remembered so that re-adding refills it. */
+	none.bucket = t.bucket;
 	err = xs_target_write(&h, id, &none);
 	xs_redirect_clear(&h, id, &t);
 	xs_target_name(&h, &t, id, name, sizeof(name));
 	if (!err)
-		printf("%s: removed %s, %u slots remain\n", h.ifname, name, pool.hdr.n_buckets);
+		printf("%s: removed %s (%u live of %u slots)\n", h.ifname, name,
+		       xs_pool_live(&pool), pool.hdr.n_buckets);
 out:
 	xs_pool_free(&pool);
 	free(all);
@@ -320,7 +326,7 @@ int xs_cmd_target_list(const struct xs_args *a)
 	struct xs_target *all = NULL;
 	struct xs_handle h;
 	char name[64];
-	__u32 i;
+	__u32 i, n;
 	int err;
 
 	err = xs_open(a->pos[0], &h);
@@ -338,13 +344,15 @@ int xs_cmd_target_list(const struct xs_args *a)
 		printf("[");
 	else
 		printf("%-5s %-6s %-20s %-7s %s\n", "slot", "id", "target", "qsize", "uid");
-	for (i = 0; i < pool.hdr.n_buckets; i++) {
+	for (i = 0, n = 0; i < pool.hdr.n_buckets; i++) {
 		__u32 id = pool.bucket[i];
 		const struct xs_target *t = &all[id < XS_MAX_TARGETS ? id : 0];
 		char ifn[IF_NAMESIZE];
 
+		if (id == XS_NO_TARGET)
+			continue; /* a hole left by a removal */
 		if (json) {
-			printf("%s{\"slot\": %u, \"id\": %u, ", i ? ", " : "", i, id);
+			printf("%s{\"slot\": %u, \"id\": %u, ", n++ ? ", " : "", i, id);
 			if (t->kind == XS_TARGET_CPU)
 				printf("\"cpu\": %u, \"qsize\": %u", t->cpu, t->qsize);
 			else
@@ -361,7 +369,7 @@ int xs_cmd_target_list(const struct xs_args *a)
 	}
 	if (json)
 		printf("]\n");
-	else if (!pool.hdr.n_buckets)
+	else if (!xs_pool_live(&pool))
 		printf("(no targets: packets pass to the stack, counted as no_targets)\n");
 out:
 	xs_pool_free(&pool);

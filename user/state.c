@@ -197,6 +197,45 @@ int xs_pool_find(const struct xs_pool *p, __u32 target)
 	return -1;
 }
 
+__u32 xs_pool_live(const struct xs_pool *p)
+{
+	__u32 i, n = 0;
+
+	for (i = 0; i < p->hdr.n_buckets; i++)
+		n += p->bucket[i] != XS_NO_TARGET;
+	return n;
+}
+
+/*
+ * Where a new target goes: back into the bucket it held before, if that is
+ * still a hole (restoring the earlier mapping exactly), else the lowest hole,
+ * else a new bucket at the end (returns n_buckets).
+ */
+__u32 xs_pool_pick_bucket(const struct xs_pool *p, const struct xs_target *old)
+{
+	__u32 i;
+
+	if (old->kind && old->bucket < p->hdr.n_buckets && p->bucket[old->bucket] == XS_NO_TARGET)
+		return old->bucket;
+	for (i = 0; i < p->hdr.n_buckets; i++)
+		if (p->bucket[i] == XS_NO_TARGET)
+			return i;
+	return p->hdr.n_buckets;
+}
+
+/*
+ * Empty bucket @slot. The last bucket of a pool without holes is dropped
+ * instead, which is plain jump over one bucket fewer: the same keys move.
+ * Shrinking past an older hole would re-route the keys displaced from it,
+ * so any other removal leaves a hole.
+ */
+void xs_pool_remove(struct xs_pool *p, __u32 slot)
+{
+	p->bucket[slot] = XS_NO_TARGET;
+	if (slot + 1 == p->hdr.n_buckets && xs_pool_live(p) == slot)
+		p->hdr.n_buckets--;
+}
+
 int xs_pool_read(const struct xs_handle *h, __u32 pool_id, struct xs_pool *p)
 {
 	union xs_pool_entry *vals = NULL;

@@ -55,6 +55,9 @@ int xs_pool_read(const struct xs_handle *h, __u32 pool_id, struct xs_pool *p);
 int xs_pool_publish(const struct xs_handle *h, __u32 pool_id, struct xs_pool *p);
 void xs_pool_free(struct xs_pool *p);
 int xs_pool_find(const struct xs_pool *p, __u32 target);
+__u32 xs_pool_live(const struct xs_pool *p);
+__u32 xs_pool_pick_bucket(const struct xs_pool *p, const struct xs_target *old);
+void xs_pool_remove(struct xs_pool *p, __u32 slot);
 
 int xs_targets_read(const struct xs_handle *h, struct xs_target *all);
 int xs_target_write(const struct xs_handle *h, __u32 id, const struct xs_target *t);

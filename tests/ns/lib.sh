@@ -41,7 +41,8 @@ PIN_ROOT=/sys/fs/bpf/xdpsteer
 
 XS_TMP=""
 _XS_NS=()          # namespaces we created
-_XS_ATTACHED=()    # "ns iface" pairs xdpsteer may be attached to
+# "ns iface" lines xdpsteer may be attached to go to $XS_TMP/attached: a file,
+# because tests run in subshells and must still be cleaned up by the parent.
 _XS_PIDS=()        # background processes we started
 _XS_PINROOT_NEW=0  # we created $PIN_ROOT
 _XS_PASSED=0
@@ -127,22 +128,24 @@ expect_error() {
 
 # ---- setup and teardown ---------------------------------------------------
 
-# preflight: root, iproute2 namespaces, veth, bpffs (mounted if missing), the
-# build. Prints the reason and returns 1 if the testbed cannot run.
+# preflight: root, tools, the build, bpffs (mounted if missing). Returns 1 with
+# the reason in PREFLIGHT_REASON if the testbed cannot run.
+PREFLIGHT_REASON=""
 preflight() {
 	local t
 	if [ "$(id -u)" -ne 0 ]; then
-		echo "namespace tests need root (network namespaces, XDP, bpffs)"
+		PREFLIGHT_REASON="needs root (network namespaces, XDP, bpffs)"
 		return 1
 	fi
-	for t in ip nsenter "$PYTHON" "$BPFTOOL" clang unshare setpriv timeout; do
-		command -v "$t" >/dev/null || { echo "missing tool: $t (make deps)"; return 1; }
+	for t in ip nsenter "$PYTHON" "$BPFTOOL" clang unshare setpriv mountpoint; do
+		command -v "$t" >/dev/null || { PREFLIGHT_REASON="missing tool: $t (make deps)"; return 1; }
 	done
-	[ -x "$XS" ] || { echo "$XS not built (run make)"; return 1; }
+	[ -x "$XS" ] || { PREFLIGHT_REASON="$XS is not built (run make)"; return 1; }
 	if [ "$(stat -f -c %T /sys/fs/bpf 2>/dev/null)" != bpf_fs ]; then
 		vlog "mount -t bpf bpf /sys/fs/bpf"
-		mount -t bpf bpf /sys/fs/bpf || { echo "cannot mount bpffs on /sys/fs/bpf"; return 1; }
-		echo "mounted bpffs on /sys/fs/bpf"
+		mount -t bpf bpf /sys/fs/bpf ||
+			{ PREFLIGHT_REASON="bpffs is not mounted and cannot be mounted"; return 1; }
+		echo "(mounted bpffs on /sys/fs/bpf)"
 	fi
 	[ -d "$PIN_ROOT" ] || _XS_PINROOT_NEW=1
 	return 0
@@ -163,6 +166,8 @@ _mac() { ip -n "$1" -br link show dev "$2" | awk '{print $3}'; }
 setup_testbed() {
 	XS_TMP=$(mktemp -d /tmp/xdpsteer-ns.XXXXXX)
 	chmod 755 "$XS_TMP"
+	# Test a snapshot of the binary: a `make` during the run cannot swap it.
+	cp "$XS" "$XS_TMP/xdpsteer" && XS=$XS_TMP/xdpsteer || return 1
 	ns_add "$NS_STEER" && ns_add "$NS_CLIENT" || return 1
 	vlog "ip link add $IF_STEER netns $NS_STEER type veth peer name $IF_CLIENT netns $NS_CLIENT"
 	ip link add "$IF_STEER" netns "$NS_STEER" type veth peer name "$IF_CLIENT" netns "$NS_CLIENT" ||
@@ -222,19 +227,19 @@ add_dev_target_if() {
 # attach [ARGS...]: (re)attach xdpsteer to $IF_STEER, registered for cleanup.
 attach() {
 	xs_detach_quiet "$NS_STEER" "$IF_STEER"
-	_XS_ATTACHED+=("$NS_STEER $IF_STEER")
+	echo "$NS_STEER $IF_STEER" >>"$XS_TMP/attached"
 	xs attach "$IF_STEER" "$@"
 }
 # attach_in NS IFACE [ARGS...]: same for another interface.
 attach_in() {
 	local ns=$1 ifc=$2
 	shift 2
-	_XS_ATTACHED+=("$ns $ifc")
+	echo "$ns $ifc" >>"$XS_TMP/attached"
 	xs_in "$ns" attach "$ifc" "$@"
 }
 xs_detach_quiet() {
 	[ -e "$PIN_ROOT/$2/prog_xdp" ] || return 0
-	xs_in "$1" detach "$2" >/dev/null 2>&1 || true
+	xs_in "$1" detach "$2" </dev/null >/dev/null 2>&1 || true
 }
 
 # bg_start NAME CMD...: background process, killed at cleanup if still running.
@@ -268,15 +273,16 @@ wait_file() {
 }
 
 cleanup() {
-	local rc=$? p entry ns ifc
+	local rc=$? ns ifc
 	set +e
 	_kill_bg
-	for entry in "${_XS_ATTACHED[@]}"; do
-		read -r ns ifc <<<"$entry"
-		[ -e "/run/netns/$ns" ] && xs_detach_quiet "$ns" "$ifc"
-		# Pins of an interface whose namespace is already gone.
-		[ -n "$ifc" ] && [ -d "$PIN_ROOT/$ifc" ] && rm -rf -- "${PIN_ROOT:?}/$ifc"
-	done
+	if [ -n "$XS_TMP" ] && [ -f "$XS_TMP/attached" ]; then
+		sort -u "$XS_TMP/attached" | while read -r ns ifc; do
+			[ -e "/run/netns/$ns" ] && xs_detach_quiet "$ns" "$ifc"
+			# Pins left if the detach could not run.
+			[ -n "$ifc" ] && [ -d "$PIN_ROOT/$ifc" ] && rm -rf -- "${PIN_ROOT:?}/$ifc"
+		done
+	fi
 	for ns in "${_XS_NS[@]}"; do
 		vlog "ip netns del $ns"
 		ip netns del "$ns" 2>/dev/null
@@ -284,8 +290,8 @@ cleanup() {
 	[ "$_XS_PINROOT_NEW" = 1 ] && rmdir "$PIN_ROOT" 2>/dev/null
 	[ -n "$XS_TMP" ] && rm -rf -- "$XS_TMP"
 	_XS_NS=()
-	_XS_ATTACHED=()
 	_XS_PIDS=()
+	XS_TMP=""
 	return $rc
 }
 

@@ -57,7 +57,8 @@ static void random_flow(struct pkt *p, struct xs_flow_key *k)
 	k->dport = htons(dport);
 }
 
-static void agree(__u8 algo, __u8 hand, __u32 n, __u32 flows, const char *what)
+/* With @holes, every fourth bucket is emptied, as removals from the middle leave them. */
+static void agree(__u8 algo, __u8 hand, __u32 n, __u32 flows, int holes, const char *what)
 {
 	static const __u64 seed[2] = { 0x243f6a8885a308d3ULL, 0x13198a2e03707344ULL };
 	__u64 *load = calloc(XS_MAX_TARGETS, sizeof(*load));
@@ -67,6 +68,10 @@ static void agree(__u8 algo, __u8 hand, __u32 n, __u32 flows, const char *what)
 	if (!ASSERT_TRUE(load && hits, "out of memory") ||
 	    !ASSERT_EQ(prog_env_open(&env, 2 * flows, XDP_PASS), 0, "load") ||
 	    !ASSERT_EQ(prog_env_targets(&env, algo, hand, n, seed), 0, "targets"))
+		goto out;
+	for (i = 0; holes && i < n; i += 4)
+		env.pool.bucket[i] = XS_NO_TARGET;
+	if (holes && !ASSERT_EQ(xs_pool_publish(&env.h, XS_POOL_QUEUES, &env.pool), 0, "holes"))
 		goto out;
 	for (i = 0; i < flows; i++) {
 		struct xs_flow_key k;
@@ -90,7 +95,8 @@ static void agree(__u8 algo, __u8 hand, __u32 n, __u32 flows, const char *what)
 	printf("  %s: %u of %u flows agree, %u differ\n", what, same, flows, differ);
 	ASSERT_EQ(same, flows, what);
 	for (i = 0; i < n; i++)
-		ASSERT_TRUE(hits[i] > 0, "%s: slot %u never chosen", what, i);
+		ASSERT_TRUE((hits[i] > 0) == (env.pool.bucket[i] != XS_NO_TARGET),
+			    "%s: slot %u chosen %u times", what, i, hits[i]);
 	prog_env_close(&env);
 out:
 	free(load);
@@ -99,17 +105,29 @@ out:
 
 TEST(jump_agrees)
 {
-	agree(XS_ALGO_JUMP, 0, 64, FLOWS_JUMP, "jump N=64");
+	agree(XS_ALGO_JUMP, 0, 64, FLOWS_JUMP, 0, "jump N=64");
+}
+
+TEST(jump_with_holes_agrees)
+{
+	agree(XS_ALGO_JUMP, 0, 64, FLOWS_JUMP / 2, 1, "jump N=64, 16 holes");
+}
+
+TEST(shuffle_with_holes_agrees)
+{
+	agree(XS_ALGO_SHUFFLE, 4, 16, FLOWS_SHUFFLE / 2, 1, "shuffle N=16 H=4, 4 holes");
 }
 
 TEST(shuffle_agrees)
 {
-	agree(XS_ALGO_SHUFFLE, 4, 16, FLOWS_SHUFFLE, "shuffle N=16 H=4");
+	agree(XS_ALGO_SHUFFLE, 4, 16, FLOWS_SHUFFLE, 0, "shuffle N=16 H=4");
 }
 
 int main(void)
 {
 	RUN(jump_agrees);
 	RUN(shuffle_agrees);
+	RUN(jump_with_holes_agrees);
+	RUN(shuffle_with_holes_agrees);
 	return test_summary("prog_agree");
 }
