@@ -35,7 +35,7 @@ const struct xs_cmd xs_commands[] = {
 	{ "detach", "IFACE", "detach from IFACE and remove its pins", 1, 1, NULL, xs_cmd_detach },
 	{ "status", "[IFACE]", "show attachments, algorithm and seed", 0, 1, json_opts,
 	  xs_cmd_status },
-	{ "target add", "IFACE cpu N | dev IFNAME", "add a target as the last slot", 3, 3,
+	{ "target add", "IFACE cpu N | dev IFNAME", "add a target: back into its old slot, else a hole, else a new slot", 3, 3,
 	  target_add_opts, xs_cmd_target_add },
 	{ "target del", "IFACE cpu N | dev IFNAME | id N", "remove a target", 3, 3, NULL,
 	  xs_cmd_target_del },

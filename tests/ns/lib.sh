@@ -275,6 +275,7 @@ wait_file() {
 cleanup() {
 	local rc=$? ns ifc
 	set +e
+	trap '' PIPE  # a closed stdout (| head) must not cut the cleanup short
 	_kill_bg
 	if [ -n "$XS_TMP" ] && [ -f "$XS_TMP/attached" ]; then
 		sort -u "$XS_TMP/attached" | while read -r ns ifc; do
@@ -300,6 +301,7 @@ install_trap() {
 	trap cleanup EXIT
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
+	trap 'exit 141' PIPE
 }
 
 # ---- reporting ------------------------------------------------------------
