@@ -28,6 +28,7 @@ static __always_inline __u32 xs_live_bpf(void *pool, __u64 h, __u32 n);
 
 #include "xs_maps.h"
 #include "xs_parse.h"
+#include "xs_lb.h"
 
 /* Set by the loader before load; never change afterwards. */
 const volatile __u32 cfg_unparsed_verdict = XDP_PASS;
@@ -109,13 +110,13 @@ static __always_inline __u32 xs_env_bucket(void *pool, __u32 bucket)
 }
 
 /*
- * Load of a target: frames enqueued to it and not yet dequeued on the target
- * side. Per-CPU counters keep atomics off the packet path; the sum across
- * CPUs is only read when a shuffle flow is placed.
+ * Load of a target (xs_target_load() says what it counts). Per-CPU counters
+ * keep atomics off the packet path; the sum across CPUs is only read when a
+ * shuffle flow is placed.
  */
 __attribute__((noinline)) __u64 xs_load_global(__u32 target)
 {
-	__u64 enq = 0, done = 0;
+	__u64 packets = 0, dequeued = 0, dropped = 0, opened = 0, closed = 0;
 	__u32 cpu;
 
 	for (cpu = 0; cpu < XS_MAX_CPUS; cpu++) {
@@ -126,10 +127,13 @@ __attribute__((noinline)) __u64 xs_load_global(__u32 target)
 		s = bpf_map_lookup_percpu_elem(&xs_target_stats, &target, cpu);
 		if (!s)
 			break;
-		enq += s->packets;
-		done += s->dequeued + s->dropped;
+		packets += s->packets;
+		dequeued += s->dequeued;
+		dropped += s->dropped;
+		opened += s->opened;
+		closed += s->closed;
 	}
-	return enq > done ? enq - done : 0;
+	return xs_target_load(target, packets, dequeued, dropped, opened, closed);
 }
 
 static __always_inline __u64 xs_env_load(void *pool, __u32 target)
@@ -249,18 +253,173 @@ static __always_inline void xs_cache_fill(struct xs_flow_cache_entry *c,
 	c->hits = 1;
 }
 
+/*
+ * The flow's target in pool @pool_id: its pin while the pinned target lives,
+ * else a fresh decision, pinned. NULL when the pool has nothing live; *why
+ * then names the counter.
+ */
+/* A flow's first FIN or RST: count the backend's flow as closed, once. */
+static __always_inline void xs_pin_close(struct xs_flow_pin *lru, struct xs_flow_pin *cache,
+					 const struct xs_flow_pin *pin)
+{
+	struct xs_target_stats *s;
+
+	if (pin->flags & XS_PIN_F_CLOSED)
+		return;
+	if (lru)
+		lru->flags |= XS_PIN_F_CLOSED;
+	if (cache)
+		cache->flags |= XS_PIN_F_CLOSED;
+	s = bpf_map_lookup_elem(&xs_target_stats, &pin->target);
+	if (s)
+		s->closed++;
+}
+
+static __always_inline const struct xs_target *xs_flow_target(__u32 pool_id,
+							     const struct xs_flow_key *key,
+							     __u8 tcp_flags,
+							     struct xs_flow_pin *pin, __u32 *why)
+{
+	int ending = tcp_flags & (XS_TCP_FIN | XS_TCP_RST);
+	struct xs_target_stats *s;
+	struct xs_flow_cache_entry *cached = NULL;
+	struct xs_flow_pin *old_pin = NULL;
+	const struct xs_target *t;
+	struct xs_flow_key flow;
+	struct xs_decision *d;
+	union xs_pool_entry *e;
+	__u32 zero = 0;
+	void *pool;
+
+	*why = XS_C_NO_TARGETS;
+	pool = bpf_map_lookup_elem(&xs_pools, &pool_id);
+	if (!pool)
+		return NULL;
+	e = bpf_map_lookup_elem(pool, &zero);
+	if (!e || e->hdr.n_buckets == 0)
+		return NULL;
+
+	/* A flow is what the configured flow fields say it is. */
+	xs_flow_key_mask(&flow, key, e->hdr.flow_fields, XS_DOMAIN_FLOW);
+	if (cfg_flow_table) {
+		cached = xs_cache_slot(&flow);
+		if (cached && xs_flow_key_eq(&cached->key, &flow)) {
+			t = xs_live_target(cached->pin.target, cached->pin.uid);
+			/* Touch the LRU now and then so it sees the flow as live. */
+			if (t && !ending && (++cached->hits & (XS_CACHE_REFRESH - 1))) {
+				xs_count(XS_C_FLOW_HIT);
+				*pin = cached->pin;
+				return t;
+			}
+		}
+		old_pin = bpf_map_lookup_elem(&xs_flows, &flow);
+		if (old_pin) {
+			t = xs_live_target(old_pin->target, old_pin->uid);
+			if (t) {
+				if (ending)
+					xs_pin_close(old_pin, NULL, old_pin);
+				*pin = *old_pin;
+				xs_cache_fill(cached, &flow, pin);
+				xs_count(XS_C_FLOW_HIT);
+				return t;
+			}
+		}
+	}
+
+	/* The decision is too big for the stack beside the rest: per-CPU scratch. */
+	d = bpf_map_lookup_elem(&xs_scratch, &zero);
+	if (!d || xs_select(&e->hdr, &flow, pool, d))
+		return NULL;
+	t = xs_live_target(d->target, 0);
+	if (!t) {
+		*why = XS_C_TARGET_GONE;
+		return NULL;
+	}
+	pin->target = d->target;
+	pin->uid = t->uid;
+	pin->hash = (__u32)d->flow_hash;
+	pin->flags = 0;
+	s = bpf_map_lookup_elem(&xs_target_stats, &pin->target);
+	if (s)
+		s->opened++;
+	if (cfg_flow_table) {
+		bpf_map_update_elem(&xs_flows, &flow, pin, BPF_ANY);
+		xs_cache_fill(cached, &flow, pin);
+		xs_count(old_pin ? XS_C_FLOW_REPIN : XS_C_FLOW_NEW);
+	}
+	return t;
+}
+
+/*
+ * The service @p is for, if any. Echo requests to a VIP are answered here
+ * (*verdict set); anything else that is not for a VIP returns NULL.
+ */
+static __always_inline const struct xs_service *xs_find_service(struct xdp_md *ctx,
+								const struct xs_parsed *p,
+								int *verdict)
+{
+	struct xs_service_key sk = {};
+	const struct xs_service *svc;
+
+	*verdict = -1;
+	__builtin_memcpy(sk.vip, p->key.dst, sizeof(sk.vip));
+	if (p->icmp == XS_ICMP_ECHO) {
+		if (bpf_map_lookup_elem(&xs_vips, &sk))
+			*verdict = xs_echo_reply(ctx, p);
+		return NULL;
+	}
+	sk.port = p->key.dport;
+	sk.proto = p->key.proto;
+	svc = bpf_map_lookup_elem(&xs_services, &sk);
+	if (!svc) {
+		sk.port = 0; /* the VIP's any-port service */
+		svc = bpf_map_lookup_elem(&xs_services, &sk);
+	}
+	if (svc && p->icmp == XS_ICMP_ERROR)
+		xs_count(XS_C_ICMP_ERROR);
+	return svc;
+}
+
+/* Deliver to a service backend: counters, then tunnel or L2 rewrite. */
+static __always_inline int xs_deliver_backend(struct xdp_md *ctx, const struct xs_parsed *p,
+					      const struct xs_service *svc,
+					      const struct xs_target *t,
+					      const struct xs_flow_pin *pin)
+{
+	struct xs_service_stats *ss;
+	struct xs_target_stats *s;
+	__u32 id = svc->id;
+
+	ss = bpf_map_lookup_elem(&xs_service_stats, &id);
+	if (!t || t->kind != XS_TARGET_BACKEND) {
+		if (ss)
+			ss->no_backend++;
+		xs_count(XS_C_NO_BACKEND);
+		return XDP_PASS;
+	}
+	s = bpf_map_lookup_elem(&xs_target_stats, &pin->target);
+	if (s) {
+		s->packets++;
+		s->bytes += p->ip_len;
+	}
+	if (ss) {
+		ss->packets++;
+		ss->bytes += p->ip_len;
+	}
+	if (svc->encap == XS_ENCAP_L2)
+		return xs_l2(ctx, t);
+	return xs_encap(ctx, p, svc, t, pin->hash, ss);
+}
+
 SEC("xdp")
 int xdpsteer_xdp(struct xdp_md *ctx)
 {
+	const struct xs_service *svc = NULL;
 	struct xs_parsed p = {};
-	struct xs_flow_key flow;
-	struct xs_decision d;
 	const struct xs_target *t;
-	union xs_pool_entry *e;
-	struct xs_flow_pin pin, *old_pin = NULL;
-	struct xs_flow_cache_entry *cached = NULL;
-	__u32 zero = 0;
-	void *pool;
+	const struct xs_self *self;
+	struct xs_flow_pin pin;
+	__u32 zero = 0, why, pool_id = XS_POOL_QUEUES;
 	int r;
 
 	r = xs_parse((void *)(long)ctx->data, (void *)(long)ctx->data_end, &p);
@@ -270,56 +429,27 @@ int xdpsteer_xdp(struct xdp_md *ctx)
 	}
 	if (p.is_frag)
 		xs_count(XS_C_FRAGMENT);
+	if (p.icmp == XS_ICMP_BAD_QUOTE)
+		xs_count(XS_C_ICMP_BAD_QUOTE);
 
-	pool = bpf_map_lookup_elem(&xs_pools, &zero);
-	if (!pool)
-		goto no_targets;
-	e = bpf_map_lookup_elem(pool, &zero);
-	if (!e || e->hdr.n_buckets == 0)
-		goto no_targets;
-
-	/* A flow is what the configured flow fields say it is. */
-	xs_flow_key_mask(&flow, &p.key, e->hdr.flow_fields, XS_DOMAIN_FLOW);
-	if (cfg_flow_table) {
-		cached = xs_cache_slot(&flow);
-		if (cached && xs_flow_key_eq(&cached->key, &flow)) {
-			t = xs_live_target(cached->pin.target, cached->pin.uid);
-			/* Touch the LRU now and then so it sees the flow as live. */
-			if (t && (++cached->hits & (XS_CACHE_REFRESH - 1))) {
-				xs_count(XS_C_FLOW_HIT);
-				return xs_deliver(ctx, cached->pin.target, t);
-			}
-		}
-		old_pin = bpf_map_lookup_elem(&xs_flows, &flow);
-		if (old_pin) {
-			t = xs_live_target(old_pin->target, old_pin->uid);
-			if (t) {
-				xs_cache_fill(cached, &flow, old_pin);
-				xs_count(XS_C_FLOW_HIT);
-				return xs_deliver(ctx, old_pin->target, t);
-			}
-		}
+	self = bpf_map_lookup_elem(&xs_self, &zero);
+	if (self && self->n_services) {
+		svc = xs_find_service(ctx, &p, &r);
+		if (r >= 0)
+			return r;
+		if (svc)
+			pool_id = svc->id;
 	}
 
-	if (xs_select(&e->hdr, &flow, pool, &d))
-		goto no_targets;
-	t = xs_live_target(d.target, 0);
+	t = xs_flow_target(pool_id, &p.key, p.tcp_flags, &pin, &why);
+	if (svc)
+		return xs_deliver_backend(ctx, &p, svc, t, &pin);
 	if (!t) {
-		xs_count(XS_C_TARGET_GONE);
+		/* With services, traffic for no VIP and no queue pool is left alone. */
+		xs_count(self && self->n_services && why == XS_C_NO_TARGETS ? XS_C_NOT_VIP : why);
 		return XDP_PASS;
 	}
-	if (cfg_flow_table) {
-		pin.target = d.target;
-		pin.uid = t->uid;
-		bpf_map_update_elem(&xs_flows, &flow, &pin, BPF_ANY);
-		xs_cache_fill(cached, &flow, &pin);
-		xs_count(old_pin ? XS_C_FLOW_REPIN : XS_C_FLOW_NEW);
-	}
-	return xs_deliver(ctx, d.target, t);
-
-no_targets:
-	xs_count(XS_C_NO_TARGETS);
-	return XDP_PASS;
+	return xs_deliver(ctx, pin.target, t);
 }
 
 /*

@@ -6,6 +6,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include "xdpsteer.h"
+#include "xs_select.h"
 
 /* Template for a pool; real pools are created by the CLI with their own size. */
 struct xs_pool_map {
@@ -98,5 +99,43 @@ struct {
 	__type(key, __u32);
 	__type(value, struct xs_self);
 } xs_self SEC(".maps");
+
+/* Room for one steering decision per CPU (struct xs_decision is 240 bytes). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xs_decision);
+} xs_scratch SEC(".maps");
+
+/* Services: exact (VIP, port, proto), and (VIP, 0, proto) for "any port". */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XS_MAX_SERVICES);
+	__type(key, struct xs_service_key);
+	__type(value, struct xs_service);
+} xs_services SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XS_MAX_SERVICES);
+	__type(key, struct xs_service_key); /* port 0, proto 0 */
+	__type(value, struct xs_vip);
+} xs_vips SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XS_MAX_POOLS);
+	__type(key, __u32);
+	__type(value, struct xs_service_stats);
+} xs_service_stats SEC(".maps");
+
+/* Egress interfaces for tunnelled and L2 traffic, keyed by ifindex. */
+struct {
+	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u32);
+	__type(value, struct bpf_devmap_val);
+} xs_tx_ports SEC(".maps");
 
 #endif /* XS_MAPS_H */

@@ -13,19 +13,23 @@
 /*
  * Target ids are stable for a target's whole life and index xs_targets,
  * xs_target_stats and the redirect maps:
- *   [0, XS_MAX_CPUS)                     cpu N   -> id N, cpumap key N
- *   [XS_DEV_BASE, XS_DEV_BASE + XS_MAX_DEVS)  dev  -> devmap key id - XS_DEV_BASE
+ *   [0, XS_MAX_CPUS)                            cpu N -> id N, cpumap key N
+ *   [XS_DEV_BASE, XS_DEV_BASE + XS_MAX_DEVS)         dev   -> devmap key id - XS_DEV_BASE
+ *   [XS_BACKEND_BASE, + XS_MAX_BACKENDS)             backend IP of a service
  */
 #define XS_MAX_CPUS 128
 #define XS_MAX_DEVS 256
+#define XS_MAX_BACKENDS 8192
 #define XS_DEV_BASE XS_MAX_CPUS
-#define XS_MAX_TARGETS (XS_DEV_BASE + XS_MAX_DEVS)
+#define XS_BACKEND_BASE (XS_DEV_BASE + XS_MAX_DEVS)
+#define XS_MAX_TARGETS (XS_BACKEND_BASE + XS_MAX_BACKENDS)
 #define XS_NO_TARGET 0xffffffffu
 
 /* Buckets of one pool: jump and shuffle choose a bucket in [0, n_buckets). */
 #define XS_MAX_BUCKETS 65536
-#define XS_MAX_POOLS 1
-#define XS_POOL_QUEUES 0
+#define XS_MAX_SERVICES 1024
+#define XS_MAX_POOLS (1 + XS_MAX_SERVICES)
+#define XS_POOL_QUEUES 0     /* pool of queue targets; service s uses pool s */
 
 enum xs_algo {
 	XS_ALGO_JUMP = 0,
@@ -36,6 +40,7 @@ enum xs_target_kind {
 	XS_TARGET_NONE = 0,
 	XS_TARGET_CPU = 1,
 	XS_TARGET_DEV = 2,
+	XS_TARGET_BACKEND = 3,
 };
 
 #define XS_TARGET_F_ACTIVE (1U << 0)
@@ -48,7 +53,48 @@ struct xs_target {
 	__u32 qsize;     /* XS_TARGET_CPU: cpumap queue size */
 	__u32 uid;       /* changes each time the id is reused: invalidates pinned flows */
 	__u32 flags;     /* XS_TARGET_F_* */
-	__u32 bucket;    /* bucket it holds, or held before removal: re-adding refills it */
+	__u32 bucket;    /* first bucket it holds, or held before removal */
+	__u32 service;   /* XS_TARGET_BACKEND: service id */
+	__be32 addr[4];  /* XS_TARGET_BACKEND: address, IPv4 stored IPv4-mapped */
+	__u16 weight;    /* XS_TARGET_BACKEND: buckets it holds */
+	__u8 family;     /* XS_TARGET_BACKEND: 4 or 6 */
+	__u8 pad;
+	__u32 pad2;
+};
+
+/*
+ * Services: a VIP, a port and a protocol. xs_services maps the key to the
+ * service; port 0 is the VIP's "any port" service, tried when no exact one
+ * matches. The value is one hash element, replaced whole on update.
+ */
+struct xs_service_key {
+	__be32 vip[4];   /* IPv4 stored IPv4-mapped */
+	__be16 port;
+	__u8 proto;
+	__u8 pad;
+};
+
+enum xs_encap {
+	XS_ENCAP_IPIP = 0,   /* outer IPv4 (IPIP) or IPv6 (IP6IP6, IPv4-in-IPv6) by backend family */
+	XS_ENCAP_L2 = 1,     /* rewrite the destination MAC: L2 direct server return */
+};
+
+struct xs_service {
+	__u32 id;            /* 1..XS_MAX_SERVICES: pool id and stats index */
+	__u8 encap;          /* enum xs_encap */
+	__u8 src4_bits;      /* ipip: low bits of src4 taken from the flow hash */
+	__u8 src6_bits;      /* ipip: low bits of src6 taken from the flow hash (<= 32) */
+	__u8 pad;
+	__be32 src4;         /* ipip: outer IPv4 source prefix */
+	__be32 src6[4];      /* ipip: outer IPv6 source prefix */
+};
+
+/* xs_service_stats (per-CPU) value, indexed by service id. */
+struct xs_service_stats {
+	__u64 packets;
+	__u64 bytes;
+	__u64 no_backend;    /* passed: the service has no live backend */
+	__u64 too_big;       /* dropped: the encapsulated packet would exceed the MTU */
 };
 
 /*
@@ -80,9 +126,13 @@ union xs_pool_entry {
 };
 
 /* xs_flows (LRU) value: the target a flow was pinned to. */
+#define XS_PIN_F_CLOSED (1U << 0) /* FIN or RST seen: counted in closed once */
+
 struct xs_flow_pin {
 	__u32 target;
 	__u32 uid;           /* xs_target.uid at pin time */
+	__u32 hash;          /* low bits of the flow hash: the tunnel source varies by it */
+	__u32 flags;         /* XS_PIN_F_* */
 };
 
 /* xs_target_stats (per-CPU) value. */
@@ -91,7 +141,24 @@ struct xs_target_stats {
 	__u64 bytes;
 	__u64 dequeued;      /* seen by the cpumap/devmap program on the target side */
 	__u64 dropped;       /* cpumap enqueue drops (xdp:xdp_cpumap_enqueue) */
+	__u64 opened;        /* flows pinned to it */
+	__u64 closed;        /* of those, flows seen ending (TCP FIN or RST from the client) */
 };
+
+/*
+ * The load that shuffle's "least loaded" reads. Queues (cpu, dev): frames in
+ * the queue, enqueued minus dequeued minus dropped. Backends: open flows as
+ * the load balancer sees them, opened minus closed (a UDP flow never closes,
+ * so for UDP this counts flows ever placed).
+ */
+XS_INLINE __u64 xs_target_load(__u32 target, __u64 packets, __u64 dequeued, __u64 dropped,
+			       __u64 opened, __u64 closed)
+{
+	__u64 in = target >= XS_BACKEND_BASE ? opened : packets;
+	__u64 out = target >= XS_BACKEND_BASE ? closed : dequeued + dropped;
+
+	return in > out ? in - out : 0;
+}
 
 /*
  * Data-plane counters (per-CPU array xs_counters). X(enum, name, kind):
@@ -113,7 +180,18 @@ struct xs_target_stats {
 	X(XS_C_FRAGMENT, "fragment", "info")                                  \
 	X(XS_C_FLOW_HIT, "flow_hit", "info")                                  \
 	X(XS_C_FLOW_NEW, "flow_new", "info")                                  \
-	X(XS_C_FLOW_REPIN, "flow_repin", "info")
+	X(XS_C_FLOW_REPIN, "flow_repin", "info")                              \
+	X(XS_C_NOT_VIP, "not_vip", "pass")                                    \
+	X(XS_C_NO_BACKEND, "no_backend", "pass")                              \
+	X(XS_C_TOO_BIG, "too_big", "drop")                                    \
+	X(XS_C_FIB_FAIL, "fib_fail", "pass")                                  \
+	X(XS_C_NO_NEIGH, "no_neigh", "pass")                                  \
+	X(XS_C_ENCAP_ERR, "encap_error", "pass")                              \
+	X(XS_C_ICMP_ECHO, "icmp_echo_reply", "tx")                            \
+	X(XS_C_ICMP_ERROR, "icmp_error_steered", "info")                      \
+	X(XS_C_ICMP_BAD_QUOTE, "icmp_bad_quote", "info")                      \
+	X(XS_C_TX, "tx", "info")                                              \
+	X(XS_C_TX_REDIRECT, "tx_redirect", "info")
 
 #define XS_COUNTER_ENUM(e, name, kind) e,
 enum xs_counter { XS_COUNTERS(XS_COUNTER_ENUM) XS_C_MAX };
@@ -122,7 +200,7 @@ enum xs_counter { XS_COUNTERS(XS_COUNTER_ENUM) XS_C_MAX };
 /*
  * xs_flow_cache (per-CPU array) value: a direct-mapped copy of recent pins,
  * so an established flow costs an inlined array load instead of an LRU
- * hash lookup. XS_FLOW_CACHE_SLOTS entries per CPU, 56 bytes each.
+ * hash lookup. XS_FLOW_CACHE_SLOTS entries per CPU, 64 bytes (a cache line) each.
  */
 #define XS_FLOW_CACHE_SLOTS 8192
 #define XS_CACHE_REFRESH 64  /* every 64th cache hit also touches the LRU */
@@ -135,6 +213,12 @@ struct xs_flow_cache_entry {
 /* xs_self value: facts only known after load, written once by attach. */
 struct xs_self {
 	__u32 cpumap_id;     /* filters xdp:xdp_cpumap_enqueue to our own cpumap */
+	__u32 n_services;    /* 0: skip the service lookup altogether */
+};
+
+/* xs_vips value: how many services use the address (echo replies, local checks). */
+struct xs_vip {
+	__u32 services;
 };
 
 /* Compile-time configuration of one attachment (BPF rodata). */

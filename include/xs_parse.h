@@ -45,16 +45,129 @@ struct xs_ip6_frag {
 	__be32 id;
 };
 
+enum xs_icmp_kind {
+	XS_ICMP_NONE = 0,
+	XS_ICMP_ERROR = 1,      /* frag needed / packet too big: key is the quoted flow, reversed */
+	XS_ICMP_ECHO = 2,       /* echo request */
+	XS_ICMP_BAD_QUOTE = 3,  /* an error whose quoted header is cut short: keyed as itself */
+};
+
 struct xs_parsed {
 	struct xs_flow_key key;
 	__u8 is_frag;
+	__u8 family;            /* 4 or 6 */
+	__u8 tos;               /* IPv4 TOS or IPv6 traffic class */
+	__u8 icmp;              /* enum xs_icmp_kind */
+	__u16 l3_off;           /* IP header, from the start of the frame */
+	__u16 ip_len;           /* IP header + payload, from the IP length field */
+	__u8 tcp_flags;         /* TCP: the flags byte (FIN 0x01, RST 0x04) */
 };
 
-XS_INLINE int xs_parse_ports(void *pos, void *data_end, __u8 proto, struct xs_flow_key *key)
+#define XS_TCP_FIN 0x01
+#define XS_TCP_RST 0x04
+
+/*
+ * An ICMP error quotes the start of the packet it is about: a packet the
+ * backend sent from VIP:port to the client. Reversed, the quote is the
+ * client's flow to the VIP, so the error is steered with that flow.
+ */
+XS_INLINE int xs_parse_quote4(void *pos, void *data_end, struct xs_flow_key *key)
 {
+	struct iphdr *q = pos;
+	__u32 ihl;
+	__be16 *ports;
+
+	if ((void *)(q + 1) > data_end || q->version != 4 || q->ihl < 5)
+		return -1;
+	ihl = q->ihl * 4;
+	ports = pos + ihl;
+	key->src[2] = bpf_htonl(0xffff);
+	key->src[3] = q->daddr;
+	key->dst[2] = bpf_htonl(0xffff);
+	key->dst[3] = q->saddr;
+	key->proto = q->protocol;
+	key->sport = 0;
+	key->dport = 0;
+	if (q->protocol != IPPROTO_TCP && q->protocol != IPPROTO_UDP &&
+	    q->protocol != IPPROTO_SCTP)
+		return 0;
+	if ((void *)(ports + 2) > data_end)
+		return -1;
+	key->sport = ports[1];
+	key->dport = ports[0];
+	return 0;
+}
+
+XS_INLINE int xs_parse_quote6(void *pos, void *data_end, struct xs_flow_key *key)
+{
+	struct ipv6hdr *q = pos;
+	__be16 *ports = (void *)(q + 1);
+
+	if ((void *)(q + 1) > data_end || q->version != 6)
+		return -1;
+	__builtin_memcpy(key->src, &q->daddr, 16);
+	__builtin_memcpy(key->dst, &q->saddr, 16);
+	key->proto = q->nexthdr;
+	key->sport = 0;
+	key->dport = 0;
+	/* A quote whose next header is an extension header is keyed without ports. */
+	if (q->nexthdr != IPPROTO_TCP && q->nexthdr != IPPROTO_UDP &&
+	    q->nexthdr != IPPROTO_SCTP)
+		return 0;
+	if ((void *)(ports + 2) > data_end)
+		return -1;
+	key->sport = ports[1];
+	key->dport = ports[0];
+	return 0;
+}
+
+#define XS_ICMP_DEST_UNREACH 3
+#define XS_ICMP_FRAG_NEEDED 4
+#define XS_ICMP_ECHO_REQUEST 8
+#define XS_ICMP6_PKT_TOOBIG 2
+#define XS_ICMP6_ECHO_REQUEST 128
+
+/* ICMP and ICMPv6: type and code in the first two bytes, the quote after 8. */
+XS_INLINE int xs_parse_icmp(void *pos, void *data_end, struct xs_parsed *p)
+{
+	__u8 *icmp = pos;
+	struct xs_flow_key quoted = {};
+	int err;
+
+	if ((void *)(icmp + 8) > data_end)
+		return XS_C_TRUNC_L4;
+	if (p->family == 4 && icmp[0] == XS_ICMP_ECHO_REQUEST) {
+		p->icmp = XS_ICMP_ECHO;
+		return XS_PARSE_OK;
+	}
+	if (p->family == 6 && icmp[0] == XS_ICMP6_ECHO_REQUEST) {
+		p->icmp = XS_ICMP_ECHO;
+		return XS_PARSE_OK;
+	}
+	if (p->family == 4 && icmp[0] == XS_ICMP_DEST_UNREACH && icmp[1] == XS_ICMP_FRAG_NEEDED)
+		err = xs_parse_quote4(icmp + 8, data_end, &quoted);
+	else if (p->family == 6 && icmp[0] == XS_ICMP6_PKT_TOOBIG)
+		err = xs_parse_quote6(icmp + 8, data_end, &quoted);
+	else
+		return XS_PARSE_OK;
+	if (err) {
+		p->icmp = XS_ICMP_BAD_QUOTE;
+		return XS_PARSE_OK;
+	}
+	p->icmp = XS_ICMP_ERROR;
+	p->key = quoted;
+	return XS_PARSE_OK;
+}
+
+XS_INLINE int xs_parse_ports(void *pos, void *data_end, __u8 proto, struct xs_parsed *p)
+{
+	struct xs_flow_key *key = &p->key;
 	__u32 need;
 
 	switch (proto) {
+	case IPPROTO_ICMP:
+	case IPPROTO_ICMPV6:
+		return xs_parse_icmp(pos, data_end, p);
 	case IPPROTO_TCP:
 		need = sizeof(struct tcphdr);
 		break;
@@ -72,6 +185,8 @@ XS_INLINE int xs_parse_ports(void *pos, void *data_end, __u8 proto, struct xs_fl
 	/* TCP, UDP and SCTP all start with the 16-bit source and dest ports. */
 	key->sport = ((__be16 *)pos)[0];
 	key->dport = ((__be16 *)pos)[1];
+	if (proto == IPPROTO_TCP)
+		p->tcp_flags = ((__u8 *)pos)[13];
 	return XS_PARSE_OK;
 }
 
@@ -92,6 +207,9 @@ XS_INLINE int xs_parse_ipv4(void *pos, void *data_end, struct xs_parsed *p)
 	if (tot_len < ihl_bytes || pos + tot_len > data_end)
 		return XS_C_BAD_IP_LEN;
 
+	p->family = 4;
+	p->tos = ip->tos;
+	p->ip_len = (__u16)tot_len;
 	p->key.src[2] = bpf_htonl(0xffff);
 	p->key.src[3] = ip->saddr;
 	p->key.dst[2] = bpf_htonl(0xffff);
@@ -101,7 +219,7 @@ XS_INLINE int xs_parse_ipv4(void *pos, void *data_end, struct xs_parsed *p)
 		p->is_frag = 1;
 		return XS_PARSE_OK;
 	}
-	return xs_parse_ports(pos + ihl_bytes, data_end, ip->protocol, &p->key);
+	return xs_parse_ports(pos + ihl_bytes, data_end, ip->protocol, p);
 }
 
 XS_INLINE int xs_parse_ipv6(void *pos, void *data_end, struct xs_parsed *p)
@@ -116,6 +234,9 @@ XS_INLINE int xs_parse_ipv6(void *pos, void *data_end, struct xs_parsed *p)
 		return XS_C_BAD_IHL;
 	if ((void *)(ip6 + 1) + bpf_ntohs(ip6->payload_len) > data_end)
 		return XS_C_BAD_IP_LEN;
+	p->family = 6;
+	p->tos = (ip6->priority << 4) | (ip6->flow_lbl[0] >> 4);
+	p->ip_len = (__u16)(sizeof(*ip6) + bpf_ntohs(ip6->payload_len));
 	__builtin_memcpy(p->key.src, &ip6->saddr, 16);
 	__builtin_memcpy(p->key.dst, &ip6->daddr, 16);
 	nexthdr = ip6->nexthdr;
@@ -142,7 +263,7 @@ XS_INLINE int xs_parse_ipv6(void *pos, void *data_end, struct xs_parsed *p)
 			return XS_PARSE_OK;
 		default:
 			p->key.proto = nexthdr;
-			return xs_parse_ports(pos, data_end, nexthdr, &p->key);
+			return xs_parse_ports(pos, data_end, nexthdr, p);
 		}
 	}
 	return XS_C_IP6_EXT_LIMIT;
@@ -170,6 +291,7 @@ XS_INLINE int xs_parse(void *data, void *data_end, struct xs_parsed *p)
 		pos = vlan + 1;
 	}
 
+	p->l3_off = (__u16)(pos - data);
 	switch (proto) {
 	case bpf_htons(ETH_P_IP):
 		return xs_parse_ipv4(pos, data_end, p);

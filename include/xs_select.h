@@ -35,7 +35,11 @@ struct xs_decision {
 	__u64 load[XS_MAX_HAND]; /* shuffle: load of each card when chosen */
 };
 
-#ifdef XS_ENV
+#endif /* XS_SELECT_H */
+
+/* The functions, once, wherever the side has defined XS_ENV. */
+#if defined(XS_ENV) && !defined(XS_SELECT_FN_H)
+#define XS_SELECT_FN_H
 /*
  * Removal from the middle leaves a hole (a bucket with XS_NO_TARGET) instead
  * of renumbering. A key whose jump bucket is a hole draws again, from
@@ -119,4 +123,3 @@ holes:
 }
 
 #endif /* XS_ENV */
-#endif /* XS_SELECT_H */

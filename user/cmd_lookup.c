@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* lookup: the steering decision for one flow, computed with the kernel's own code. */
 #include <errno.h>
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "decide.h"
 #include "endpoint.h"
 #include "log.h"
+#include "service.h"
 #include "state.h"
 
 int xs_cmd_lookup(const struct xs_args *a)
@@ -22,6 +24,9 @@ int xs_cmd_lookup(const struct xs_args *a)
 	struct xs_pool pool = { 0 };
 	struct xs_target t;
 	struct xs_handle h;
+	struct xs_service_key sk = { 0 };
+	struct xs_service svc;
+	__u32 pool_id = XS_POOL_QUEUES;
 	__u64 *load = NULL;
 	__u32 target;
 	char name[64], ifn[IF_NAMESIZE];
@@ -39,12 +44,28 @@ int xs_cmd_lookup(const struct xs_args *a)
 	load = calloc(XS_MAX_TARGETS, sizeof(*load));
 	if (!load)
 		goto out;
-	err = xs_pool_read(&h, XS_POOL_QUEUES, &pool);
+	/* A flow to a VIP goes to the service's pool, as in the kernel: exact
+	 * port first, then the VIP's any-port service. */
+	memcpy(sk.vip, key.dst, sizeof(sk.vip));
+	sk.port = key.dport;
+	sk.proto = key.proto;
+	if (!bpf_map_lookup_elem(h.services_fd, &sk, &svc)) {
+		pool_id = svc.id;
+	} else {
+		sk.port = 0;
+		if (!bpf_map_lookup_elem(h.services_fd, &sk, &svc))
+			pool_id = svc.id;
+	}
+	err = xs_pool_read(&h, pool_id, &pool);
 	if (err)
 		goto out;
 	if (!xs_pool_live(&pool)) {
-		pr_warn("%s has no targets: such a packet passes to the stack (no_targets)\n",
-			h.ifname);
+		if (pool_id == XS_POOL_QUEUES)
+			pr_warn("%s has no targets: such a packet passes to the stack "
+				"(no_targets)\n", h.ifname);
+		else
+			pr_warn("%s: the service has no backends: such a packet passes to the "
+				"stack (no_backend)\n", h.ifname);
 		err = -ENOENT;
 		goto out;
 	}
@@ -91,11 +112,18 @@ int xs_cmd_lookup(const struct xs_args *a)
 			printf("%s%llu", i ? ", " : "", (unsigned long long)d.load[i]);
 		printf("], ");
 	}
-	if (t.kind == XS_TARGET_CPU)
+	if (t.kind == XS_TARGET_CPU) {
 		printf("\"target\": {\"cpu\": %u}", t.cpu);
-	else
+	} else if (t.kind == XS_TARGET_BACKEND) {
+		char addr[INET6_ADDRSTRLEN], sname[80];
+
+		xs_format_addr(t.addr, addr, sizeof(addr));
+		xs_format_service(&sk, sname, sizeof(sname));
+		printf("\"service\": \"%s\", \"target\": {\"backend\": \"%s\"}", sname, addr);
+	} else {
 		printf("\"target\": {\"dev\": \"%s\"}",
 		       if_indextoname(t.ifindex, ifn) ? ifn : "");
+	}
 	printf(", \"pinned\": %s}\n", pinned ? "true" : "false");
 out:
 	xs_pool_free(&pool);

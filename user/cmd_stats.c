@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* stats: per-target packets, bytes and queue load, and per-reason counters. */
 #include <errno.h>
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
 #include "commands.h"
 #include "log.h"
+#include "service.h"
 #include "state.h"
 
 #define XS_COUNTER_NAME(e, name, kind) name,
@@ -25,7 +27,7 @@ static void xs_print_target(const struct xs_handle *h, const struct xs_target *t
 		xs_target_name(h, t, id, name, sizeof(name));
 		printf("%-5u %-18s %12llu %14llu %9llu %12llu %9llu\n", slot, name,
 		       (unsigned long long)sum->packets, (unsigned long long)sum->bytes,
-		       (unsigned long long)xs_stats_load(sum), (unsigned long long)sum->dequeued,
+		       (unsigned long long)xs_stats_load(id, sum), (unsigned long long)sum->dequeued,
 		       (unsigned long long)sum->dropped);
 		for (cpu = 0; per_cpu && cpu < h->nr_cpus; cpu++)
 			printf("      on cpu %-9d %12llu %14llu %9s %12llu %9llu\n", cpu,
@@ -43,7 +45,7 @@ static void xs_print_target(const struct xs_handle *h, const struct xs_target *t
 	printf("\"packets\": %llu, \"bytes\": %llu, \"load\": %llu, \"dequeued\": %llu, "
 	       "\"dropped\": %llu",
 	       (unsigned long long)sum->packets, (unsigned long long)sum->bytes,
-	       (unsigned long long)xs_stats_load(sum), (unsigned long long)sum->dequeued,
+	       (unsigned long long)xs_stats_load(id, sum), (unsigned long long)sum->dequeued,
 	       (unsigned long long)sum->dropped);
 	if (per_cpu) {
 		printf(", \"per_cpu\": [");
@@ -57,6 +59,69 @@ static void xs_print_target(const struct xs_handle *h, const struct xs_target *t
 		printf("]");
 	}
 	printf("}");
+}
+
+/* Per service: its counters, then each backend's. */
+static int xs_print_services(const struct xs_handle *h, const struct xs_target *all, bool json)
+{
+	struct xs_service_entry *sv = NULL;
+	struct xs_service_stats ss;
+	struct xs_target_stats ts;
+	__u32 n, i, t, nb;
+	int err;
+
+	err = xs_services_list(h, &sv, &n);
+	if (err)
+		return err;
+	if (json)
+		printf("], \"services\": [");
+	else if (n)
+		printf("\n%-28s %12s %14s %10s %8s\n", "service / backend", "packets", "bytes",
+		       "no_backend", "too_big");
+	for (i = 0; i < n && !err; i++) {
+		char name[80], addr[INET6_ADDRSTRLEN];
+
+		err = xs_service_stats_read(h, sv[i].svc.id, &ss);
+		if (err)
+			break;
+		xs_format_service(&sv[i].key, name, sizeof(name));
+		if (json)
+			printf("%s{\"service\": \"%s\", \"id\": %u, \"packets\": %llu, "
+			       "\"bytes\": %llu, \"no_backend\": %llu, \"too_big\": %llu, "
+			       "\"backends\": [",
+			       i ? ", " : "", name, sv[i].svc.id, (unsigned long long)ss.packets,
+			       (unsigned long long)ss.bytes, (unsigned long long)ss.no_backend,
+			       (unsigned long long)ss.too_big);
+		else
+			printf("%-28s %12llu %14llu %10llu %8llu\n", name,
+			       (unsigned long long)ss.packets, (unsigned long long)ss.bytes,
+			       (unsigned long long)ss.no_backend, (unsigned long long)ss.too_big);
+		for (t = XS_BACKEND_BASE, nb = 0; t < XS_MAX_TARGETS; t++) {
+			if (all[t].kind != XS_TARGET_BACKEND || all[t].service != sv[i].svc.id)
+				continue;
+			err = xs_stats_read(h, t, &ts, NULL);
+			if (err)
+				break;
+			xs_format_addr(all[t].addr, addr, sizeof(addr));
+			if (json)
+				printf("%s{\"backend\": \"%s\", \"packets\": %llu, "
+				       "\"bytes\": %llu, \"flows_opened\": %llu, "
+				       "\"flows_closed\": %llu, \"load\": %llu}",
+				       nb ? ", " : "", addr, (unsigned long long)ts.packets,
+				       (unsigned long long)ts.bytes, (unsigned long long)ts.opened,
+				       (unsigned long long)ts.closed,
+				       (unsigned long long)xs_stats_load(t, &ts));
+			else
+				printf("  %-26s %12llu %14llu   flows %llu open\n", addr,
+				       (unsigned long long)ts.packets, (unsigned long long)ts.bytes,
+				       (unsigned long long)xs_stats_load(t, &ts));
+			nb++;
+		}
+		if (json)
+			printf("]}");
+	}
+	free(sv);
+	return err;
 }
 
 int xs_cmd_stats(const struct xs_args *a)
@@ -98,6 +163,9 @@ int xs_cmd_stats(const struct xs_args *a)
 			goto out;
 		xs_print_target(&h, &all[id], id, i, &sum, pc, json, per_cpu, n++ == 0);
 	}
+	err = xs_print_services(&h, all, json);
+	if (err)
+		goto out;
 	if (json)
 		printf("], \"counters\": {");
 	else

@@ -13,5 +13,10 @@ int xs_cmd_target_del(const struct xs_args *a);
 int xs_cmd_target_list(const struct xs_args *a);
 int xs_cmd_stats(const struct xs_args *a);
 int xs_cmd_lookup(const struct xs_args *a);
+int xs_cmd_service_add(const struct xs_args *a);
+int xs_cmd_service_del(const struct xs_args *a);
+int xs_cmd_service_list(const struct xs_args *a);
+int xs_cmd_backend_add(const struct xs_args *a);
+int xs_cmd_backend_del(const struct xs_args *a);
 
 #endif /* XS_COMMANDS_H */

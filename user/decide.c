@@ -45,7 +45,7 @@ int xs_loads_read(const struct xs_handle *h, const struct xs_pool *pool, __u64 *
 		err = xs_stats_read(h, t, &sum, NULL);
 		if (err)
 			return err;
-		load[t] = xs_stats_load(&sum);
+		load[t] = xs_stats_load(t, &sum);
 	}
 	return 0;
 }

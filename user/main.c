@@ -29,6 +29,19 @@ static const struct xs_opt target_add_opts[] = {
 	{ 0 },
 };
 
+static const struct xs_opt service_add_opts[] = {
+	{ "algo", "jump|shuffle", "selection algorithm (default jump)" },
+	{ "hand-size", "H", "shuffle: cards per hand, 1-15 (default 4)" },
+	{ "encap", "ipip|l2", "delivery: IP-in-IP tunnel or L2 DSR (default ipip)" },
+	{ "tunnel-src", "CIDR", "ipip: outer IPv4 source prefix (default 172.16.0.0/16)" },
+	{ "tunnel-src6", "CIDR", "ipip: outer IPv6 source prefix (default fd00:7873::/96)" },
+	{ 0 },
+};
+static const struct xs_opt backend_add_opts[] = {
+	{ "weight", "W", "share of new flows, 1-256 (default 1): W slots" },
+	{ 0 },
+};
+
 const struct xs_cmd xs_commands[] = {
 	{ "attach", "IFACE", "attach xdpsteer to IFACE and pin its state", 1, 1, attach_opts,
 	  xs_cmd_attach },
@@ -44,6 +57,16 @@ const struct xs_cmd xs_commands[] = {
 	  stats_opts, xs_cmd_stats },
 	{ "lookup", "IFACE PROTO SRC:SPORT DST:DPORT", "which target a flow goes to, and why", 4,
 	  4, json_opts, xs_cmd_lookup },
+	{ "service add", "IFACE VIP:PORT/PROTO", "add a load-balanced service (PORT * = any port)",
+	  2, 2, service_add_opts, xs_cmd_service_add },
+	{ "service del", "IFACE VIP:PORT/PROTO", "remove a service and its backends", 2, 2, NULL,
+	  xs_cmd_service_del },
+	{ "service list", "IFACE", "services and their backends", 1, 1, json_opts,
+	  xs_cmd_service_list },
+	{ "backend add", "IFACE VIP:PORT/PROTO BACKEND_IP", "add a backend to a service", 3, 3,
+	  backend_add_opts, xs_cmd_backend_add },
+	{ "backend del", "IFACE VIP:PORT/PROTO BACKEND_IP", "remove a backend (only its flows move)",
+	  3, 3, NULL, xs_cmd_backend_del },
 	{ 0 },
 };
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 #include <errno.h>
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "endpoint.h"
 #include "log.h"
 #include "state.h"
 
@@ -124,7 +126,9 @@ int xs_open(const char *ifname, struct xs_handle *h)
 		{ "xs_target_stats", &h->stats_fd }, { "xs_counters", &h->counters_fd },
 		{ "xs_flows", &h->flows_fd },	  { "xs_cpumap", &h->cpumap_fd },
 		{ "xs_devmap", &h->devmap_fd },	  { "xs_self", &h->self_fd },
-		{ "xs_dev_ids", &h->dev_ids_fd },
+		{ "xs_dev_ids", &h->dev_ids_fd },  { "xs_services", &h->services_fd },
+		{ "xs_vips", &h->vips_fd },	  { "xs_service_stats", &h->service_stats_fd },
+		{ "xs_tx_ports", &h->tx_ports_fd },
 	};
 	size_t i;
 	int err;
@@ -171,7 +175,8 @@ void xs_close(struct xs_handle *h)
 {
 	int *fds[] = { &h->pools_fd, &h->targets_fd, &h->stats_fd, &h->counters_fd,
 		       &h->flows_fd, &h->cpumap_fd, &h->devmap_fd, &h->self_fd,
-		       &h->dev_ids_fd };
+		       &h->dev_ids_fd, &h->services_fd, &h->vips_fd, &h->service_stats_fd,
+		       &h->tx_ports_fd };
 	size_t i;
 
 	for (i = 0; i < XS_ARRAY_SIZE(fds); i++) {
@@ -406,18 +411,24 @@ out:
 
 int xs_targets_read(const struct xs_handle *h, struct xs_target *all)
 {
-	__u32 id;
+	LIBBPF_OPTS(bpf_map_batch_opts, bopts);
+	__u32 count = XS_MAX_TARGETS, out_batch, *keys;
+	int err = 0;
 
-	for (id = 0; id < XS_MAX_TARGETS; id++) {
-		if (bpf_map_lookup_elem(h->targets_fd, &id, &all[id])) {
-			int err = -errno;
-
-			pr_warn("%s: cannot read xs_targets[%u]: %s\n", h->ifname, id,
-				strerror(-err));
-			return err;
-		}
+	keys = calloc(XS_MAX_TARGETS, sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	/* One syscall for the whole array: it has 8576 entries. */
+	if (bpf_map_lookup_batch(h->targets_fd, NULL, &out_batch, keys, all, &count, &bopts) &&
+	    errno != ENOENT) {
+		err = -errno;
+		pr_warn("%s: cannot read xs_targets: %s\n", h->ifname, strerror(-err));
+	} else if (count != XS_MAX_TARGETS) {
+		err = -EIO;
+		pr_warn("%s: read %u of %u xs_targets entries\n", h->ifname, count, XS_MAX_TARGETS);
 	}
-	return 0;
+	free(keys);
+	return err;
 }
 
 int xs_target_write(const struct xs_handle *h, __u32 id, const struct xs_target *t)
@@ -452,6 +463,8 @@ int xs_stats_read(const struct xs_handle *h, __u32 id, struct xs_target_stats *s
 		sum->bytes += v[cpu].bytes;
 		sum->dequeued += v[cpu].dequeued;
 		sum->dropped += v[cpu].dropped;
+		sum->opened += v[cpu].opened;
+		sum->closed += v[cpu].closed;
 	}
 	if (percpu)
 		memcpy(percpu, v, h->nr_cpus * sizeof(*v));
@@ -476,12 +489,47 @@ int xs_stats_reset(const struct xs_handle *h, __u32 id)
 	return err;
 }
 
-/* Same rule as xs_load_global() in the XDP program. */
-__u64 xs_stats_load(const struct xs_target_stats *sum)
+int xs_stats_reset_service(const struct xs_handle *h, __u32 id)
 {
-	__u64 done = sum->dequeued + sum->dropped;
+	struct xs_service_stats *v = calloc(h->nr_cpus, sizeof(*v));
+	int err = 0;
 
-	return sum->packets > done ? sum->packets - done : 0;
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map_update_elem(h->service_stats_fd, &id, v, BPF_ANY))
+		err = -errno;
+	free(v);
+	return err;
+}
+
+int xs_service_stats_read(const struct xs_handle *h, __u32 id, struct xs_service_stats *sum)
+{
+	struct xs_service_stats *v = calloc(h->nr_cpus, sizeof(*v));
+	int cpu, err = 0;
+
+	if (!v)
+		return -ENOMEM;
+	memset(sum, 0, sizeof(*sum));
+	if (bpf_map_lookup_elem(h->service_stats_fd, &id, v)) {
+		err = -errno;
+		pr_warn("%s: cannot read xs_service_stats[%u]: %s\n", h->ifname, id,
+			strerror(-err));
+	}
+	for (cpu = 0; !err && cpu < h->nr_cpus; cpu++) {
+		sum->packets += v[cpu].packets;
+		sum->bytes += v[cpu].bytes;
+		sum->no_backend += v[cpu].no_backend;
+		sum->too_big += v[cpu].too_big;
+	}
+	free(v);
+	return err;
+}
+
+/* The rule the XDP program uses, from the same header. */
+__u64 xs_stats_load(__u32 id, const struct xs_target_stats *sum)
+{
+	return xs_target_load(id, sum->packets, sum->dequeued, sum->dropped, sum->opened,
+			      sum->closed);
 }
 
 int xs_counters_read(const struct xs_handle *h, __u64 *sum)
@@ -517,5 +565,11 @@ int xs_target_name(const struct xs_handle *h, const struct xs_target *t, __u32 i
 	if (t->kind == XS_TARGET_DEV)
 		return snprintf(buf, len, "dev %s",
 				if_indextoname(t->ifindex, ifn) ? ifn : "(gone)");
+	if (t->kind == XS_TARGET_BACKEND) {
+		char addr[INET6_ADDRSTRLEN];
+
+		xs_format_addr(t->addr, addr, sizeof(addr));
+		return snprintf(buf, len, "backend %s", addr);
+	}
 	return snprintf(buf, len, "id %u", id);
 }

@@ -34,6 +34,10 @@ struct xs_handle {
 	int devmap_fd;
 	int self_fd;
 	int dev_ids_fd;
+	int services_fd;
+	int vips_fd;
+	int service_stats_fd;
+	int tx_ports_fd;
 };
 
 /* A pool as userspace edits it: the header and one target id per bucket. */
@@ -64,8 +68,10 @@ int xs_target_write(const struct xs_handle *h, __u32 id, const struct xs_target 
 int xs_stats_read(const struct xs_handle *h, __u32 id, struct xs_target_stats *sum,
 		  struct xs_target_stats *percpu);
 int xs_stats_reset(const struct xs_handle *h, __u32 id);
+int xs_stats_reset_service(const struct xs_handle *h, __u32 id);
+int xs_service_stats_read(const struct xs_handle *h, __u32 id, struct xs_service_stats *sum);
 int xs_counters_read(const struct xs_handle *h, __u64 *sum);
-__u64 xs_stats_load(const struct xs_target_stats *sum);
+__u64 xs_stats_load(__u32 id, const struct xs_target_stats *sum);
 
 int xs_target_name(const struct xs_handle *h, const struct xs_target *t, __u32 id, char *buf,
 		   size_t len);

@@ -59,6 +59,10 @@ static inline int prog_env_open(struct prog_env *e, __u32 flow_entries, __u32 un
 	e->h.devmap_fd = bpf_map__fd(e->skel->maps.xs_devmap);
 	e->h.self_fd = bpf_map__fd(e->skel->maps.xs_self);
 	e->h.dev_ids_fd = bpf_map__fd(e->skel->maps.xs_dev_ids);
+	e->h.services_fd = bpf_map__fd(e->skel->maps.xs_services);
+	e->h.vips_fd = bpf_map__fd(e->skel->maps.xs_vips);
+	e->h.service_stats_fd = bpf_map__fd(e->skel->maps.xs_service_stats);
+	e->h.tx_ports_fd = bpf_map__fd(e->skel->maps.xs_tx_ports);
 	return 0;
 }
 
@@ -123,14 +127,20 @@ static inline int prog_env_targets(struct prog_env *e, __u8 algo, __u8 hand, __u
 	return xs_pool_publish(&e->h, XS_POOL_QUEUES, &e->pool);
 }
 
-/* One BPF_PROG_TEST_RUN of @pkt; returns the XDP verdict or a negative errno. */
-static inline int prog_env_run(struct prog_env *e, const void *pkt, __u32 len, __u32 repeat,
-			       void *out, __u32 *out_len, __u32 *duration)
+/*
+ * One BPF_PROG_TEST_RUN of @pkt arriving on @ifindex (0: none); returns the
+ * XDP verdict or a negative errno. The service path needs an ingress
+ * interface for bpf_fib_lookup().
+ */
+static inline int prog_env_run_on(struct prog_env *e, __u32 ifindex, const void *pkt, __u32 len,
+				  __u32 repeat, void *out, __u32 *out_len, __u32 *duration)
 {
 	unsigned char scratch[2048];
+	struct xdp_md ctx = { .data_end = len, .ingress_ifindex = ifindex };
 	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pkt, .data_size_in = len,
 		    .data_out = out ? out : scratch,
 		    .data_size_out = out_len ? *out_len : sizeof(scratch),
+		    .ctx_in = ifindex ? &ctx : NULL, .ctx_size_in = ifindex ? sizeof(ctx) : 0,
 		    .repeat = repeat ? repeat : 1);
 	int err = bpf_prog_test_run_opts(e->prog_fd, &o);
 
@@ -141,6 +151,12 @@ static inline int prog_env_run(struct prog_env *e, const void *pkt, __u32 len, _
 	if (duration)
 		*duration = o.duration;
 	return (int)o.retval;
+}
+
+static inline int prog_env_run(struct prog_env *e, const void *pkt, __u32 len, __u32 repeat,
+			       void *out, __u32 *out_len, __u32 *duration)
+{
+	return prog_env_run_on(e, 0, pkt, len, repeat, out, out_len, duration);
 }
 
 /* The target the flow table pinned @key to (the masked flow key), or XS_NO_TARGET. */

@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * Delivery to a backend IP: IPIP / IP6IP6 / IPv4-in-IPv6 encapsulation or an
+ * L2 (destination MAC) rewrite, the next hop from bpf_fib_lookup(), and the
+ * way out (XDP_TX on the ingress interface, a devmap redirect otherwise).
+ * Also the ICMP echo reply the load balancer gives for its VIPs.
+ */
+#ifndef XS_LB_H
+#define XS_LB_H
+
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include "xs_maps.h"
+#include "xs_parse.h"
+
+#define XS_AF_INET 2
+#define XS_AF_INET6 10
+#define XS_OUTER_TTL 64
+
+static __always_inline void xs_count(__u32 counter);
+
+static __always_inline __u16 xs_csum_fold(__u32 sum)
+{
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (__u16)~sum;
+}
+
+static __always_inline void xs_ip4_csum(struct iphdr *ip)
+{
+	__u16 *w = (__u16 *)ip;
+	__u32 sum = 0;
+	int i;
+
+	ip->check = 0;
+#pragma unroll
+	for (i = 0; i < (int)(sizeof(*ip) / 2); i++)
+		sum += w[i];
+	ip->check = xs_csum_fold(sum);
+}
+
+/* The outer source: the service's prefix with its low bits from the flow hash,
+ * so each flow has its own outer source and the backend's NIC RSS spreads them. */
+static __always_inline __be32 xs_outer_src4(const struct xs_service *svc, __u32 flow_hash)
+{
+	__u32 mask = svc->src4_bits >= 32 ? ~0U : (1U << svc->src4_bits) - 1;
+
+	return svc->src4 | bpf_htonl(flow_hash & mask);
+}
+
+static __always_inline void xs_outer_src6(const struct xs_service *svc, __u32 flow_hash,
+					  __be32 *src)
+{
+	__u32 mask = svc->src6_bits >= 32 ? ~0U : (1U << svc->src6_bits) - 1;
+
+	src[0] = svc->src6[0];
+	src[1] = svc->src6[1];
+	src[2] = svc->src6[2];
+	src[3] = svc->src6[3] | bpf_htonl(flow_hash & mask);
+}
+
+/*
+ * Next hop towards @be. Returns the BPF_FIB_LKUP_RET_* code; on success @fib
+ * holds the egress ifindex and MACs. @tot_len > 0 asks for the MTU check.
+ */
+static __always_inline int xs_fib(struct xdp_md *ctx, const struct xs_target *be, __u16 tot_len,
+				  struct bpf_fib_lookup *fib)
+{
+	__builtin_memset(fib, 0, sizeof(*fib));
+	fib->ifindex = ctx->ingress_ifindex;
+	fib->tot_len = tot_len;
+	if (be->family == 4) {
+		fib->family = XS_AF_INET;
+		fib->ipv4_dst = be->addr[3];
+	} else {
+		fib->family = XS_AF_INET6;
+		__builtin_memcpy(fib->ipv6_dst, be->addr, 16);
+	}
+	return bpf_fib_lookup(ctx, fib, sizeof(*fib), 0);
+}
+
+/* Out of the interface the route says: XDP_TX if it is where we came in. */
+static __always_inline int xs_transmit(struct xdp_md *ctx, const struct bpf_fib_lookup *fib)
+{
+	int act;
+
+	if (fib->ifindex == ctx->ingress_ifindex) {
+		xs_count(XS_C_TX);
+		return XDP_TX;
+	}
+	act = bpf_redirect_map(&xs_tx_ports, fib->ifindex, 0);
+	if (act == XDP_REDIRECT) {
+		xs_count(XS_C_TX_REDIRECT);
+		return act;
+	}
+	/* Not in xs_tx_ports: the stack forwards what we built instead. */
+	xs_count(XS_C_REDIRECT_ERR);
+	return XDP_PASS;
+}
+
+/*
+ * Encapsulate in place. The frame is [eth][vlan tags][IP...]; it becomes
+ * [eth][outer IP][IP...]: VLAN tags are not carried into the tunnel.
+ * Returns the XDP verdict.
+ */
+static __always_inline int xs_encap(struct xdp_md *ctx, const struct xs_parsed *p,
+				    const struct xs_service *svc, const struct xs_target *be,
+				    __u32 flow_hash, struct xs_service_stats *ss)
+{
+	__u32 outer = be->family == 4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
+	int delta = (int)outer - ((int)p->l3_off - (int)sizeof(struct ethhdr));
+	struct bpf_fib_lookup fib;
+	unsigned char orig_dst[ETH_ALEN];
+	void *data, *data_end;
+	struct ethhdr *eth;
+	int rc, no_neigh = 0;
+
+	data = (void *)(long)ctx->data;
+	data_end = (void *)(long)ctx->data_end;
+	eth = data;
+	if ((void *)(eth + 1) > data_end)
+		return XDP_PASS;
+	__builtin_memcpy(orig_dst, eth->h_dest, ETH_ALEN);
+
+	rc = xs_fib(ctx, be, (__u16)(p->ip_len + outer), &fib);
+	if (rc == BPF_FIB_LKUP_RET_FRAG_NEEDED) {
+		/* Policy: count and drop. Never send it on oversized or cut. */
+		if (ss)
+			ss->too_big++;
+		xs_count(XS_C_TOO_BIG);
+		return XDP_DROP;
+	}
+	if (rc == BPF_FIB_LKUP_RET_NO_NEIGH) {
+		no_neigh = 1;
+	} else if (rc != BPF_FIB_LKUP_RET_SUCCESS) {
+		xs_count(XS_C_FIB_FAIL);
+		return XDP_PASS;
+	}
+
+	if (bpf_xdp_adjust_head(ctx, -delta)) {
+		xs_count(XS_C_ENCAP_ERR);
+		return XDP_PASS;
+	}
+	data = (void *)(long)ctx->data;
+	data_end = (void *)(long)ctx->data_end;
+	eth = data;
+	if ((void *)(eth + 1) > data_end)
+		return XDP_DROP;
+	if (no_neigh) {
+		/* Let the stack route the tunnel packet: it resolves the neighbour. */
+		__builtin_memcpy(eth->h_dest, orig_dst, ETH_ALEN);
+		__builtin_memcpy(eth->h_source, orig_dst, ETH_ALEN);
+	} else {
+		__builtin_memcpy(eth->h_dest, fib.dmac, ETH_ALEN);
+		__builtin_memcpy(eth->h_source, fib.smac, ETH_ALEN);
+	}
+
+	if (be->family == 4) {
+		struct iphdr *ip = (void *)(eth + 1);
+
+		if ((void *)(ip + 1) > data_end)
+			return XDP_DROP;
+		eth->h_proto = bpf_htons(ETH_P_IP);
+		ip->version = 4;
+		ip->ihl = 5;
+		ip->tos = p->tos;
+		ip->tot_len = bpf_htons(p->ip_len + sizeof(*ip));
+		ip->id = 0;
+		ip->frag_off = 0;
+		ip->ttl = XS_OUTER_TTL;
+		ip->protocol = IPPROTO_IPIP;
+		ip->saddr = xs_outer_src4(svc, flow_hash);
+		ip->daddr = be->addr[3];
+		xs_ip4_csum(ip);
+	} else {
+		struct ipv6hdr *ip6 = (void *)(eth + 1);
+		__u32 label = (flow_hash >> 12) & 0xfffff;
+
+		if ((void *)(ip6 + 1) > data_end)
+			return XDP_DROP;
+		eth->h_proto = bpf_htons(ETH_P_IPV6);
+		ip6->version = 6;
+		ip6->priority = p->tos >> 4;
+		/* The flow label is per flow too, for ECMP and RSS on IPv6. */
+		ip6->flow_lbl[0] = (__u8)(((p->tos & 0xf) << 4) | (label >> 16));
+		ip6->flow_lbl[1] = (__u8)(label >> 8);
+		ip6->flow_lbl[2] = (__u8)label;
+		ip6->payload_len = bpf_htons(p->ip_len);
+		ip6->nexthdr = p->family == 4 ? IPPROTO_IPIP : IPPROTO_IPV6;
+		ip6->hop_limit = XS_OUTER_TTL;
+		xs_outer_src6(svc, flow_hash, (__be32 *)&ip6->saddr);
+		__builtin_memcpy(&ip6->daddr, be->addr, 16);
+	}
+	if (no_neigh) {
+		xs_count(XS_C_NO_NEIGH);
+		return XDP_PASS;
+	}
+	return xs_transmit(ctx, &fib);
+}
+
+/* L2 direct server return: the frame is unchanged but for its MACs. */
+static __always_inline int xs_l2(struct xdp_md *ctx, const struct xs_target *be)
+{
+	struct bpf_fib_lookup fib;
+	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	int rc;
+
+	if ((void *)(eth + 1) > data_end)
+		return XDP_PASS;
+	rc = xs_fib(ctx, be, 0, &fib);
+	if (rc == BPF_FIB_LKUP_RET_NO_NEIGH) {
+		/* The stack resolves the backend's MAC on its own traffic; this
+		 * packet goes up unchanged and the flow's next packets use it. */
+		xs_count(XS_C_NO_NEIGH);
+		return XDP_PASS;
+	}
+	if (rc != BPF_FIB_LKUP_RET_SUCCESS) {
+		xs_count(XS_C_FIB_FAIL);
+		return XDP_PASS;
+	}
+	__builtin_memcpy(eth->h_dest, fib.dmac, ETH_ALEN);
+	__builtin_memcpy(eth->h_source, fib.smac, ETH_ALEN);
+	return xs_transmit(ctx, &fib);
+}
+
+/*
+ * Echo requests to a VIP are answered here, by the load balancer: swap the
+ * addresses and the MACs, turn the request into a reply, XDP_TX. Only the
+ * type changes, so the ICMP checksum is adjusted, not recomputed.
+ */
+static __always_inline int xs_echo_reply(struct xdp_md *ctx, const struct xs_parsed *p)
+{
+	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	unsigned char mac[ETH_ALEN];
+	__u32 l3 = p->l3_off & 0xff;
+	__u16 *csum;
+	__u8 *icmp;
+	__u32 sum;
+
+	if ((void *)(eth + 1) > data_end)
+		return XDP_PASS;
+	__builtin_memcpy(mac, eth->h_dest, ETH_ALEN);
+	__builtin_memcpy(eth->h_dest, eth->h_source, ETH_ALEN);
+	__builtin_memcpy(eth->h_source, mac, ETH_ALEN);
+	if (p->family == 4) {
+		struct iphdr *ip = data + l3;
+		__be32 a;
+
+		if ((void *)(ip + 1) > data_end || ip->ihl != 5)
+			return XDP_PASS;
+		icmp = (void *)(ip + 1);
+		if ((void *)(icmp + 4) > data_end)
+			return XDP_PASS;
+		a = ip->saddr;
+		ip->saddr = ip->daddr;
+		ip->daddr = a;
+		ip->ttl = XS_OUTER_TTL;
+		xs_ip4_csum(ip);
+		icmp[0] = 0; /* echo reply */
+		csum = (__u16 *)(icmp + 2);
+		/* Type 8 -> 0 lowers the first word by 0x0800: add it back. */
+		sum = (__u16)~*csum;
+		sum += (__u16)~bpf_htons(0x0800);
+		*csum = xs_csum_fold(sum);
+	} else {
+		struct ipv6hdr *ip6 = data + l3;
+		struct in6_addr a;
+
+		if ((void *)(ip6 + 1) > data_end || ip6->nexthdr != IPPROTO_ICMPV6)
+			return XDP_PASS;
+		icmp = (void *)(ip6 + 1);
+		if ((void *)(icmp + 4) > data_end)
+			return XDP_PASS;
+		a = ip6->saddr;
+		ip6->saddr = ip6->daddr;
+		ip6->daddr = a;
+		ip6->hop_limit = XS_OUTER_TTL;
+		icmp[0] = 129; /* echo reply; the pseudo-header sum is symmetric */
+		csum = (__u16 *)(icmp + 2);
+		sum = (__u16)~*csum;
+		sum += bpf_htons(0x0100);
+		*csum = xs_csum_fold(sum);
+	}
+	xs_count(XS_C_ICMP_ECHO);
+	return XDP_TX;
+}
+
+#endif /* XS_LB_H */

@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * BPF_PROG_TEST_RUN of the service path, in a private network namespace
+ * with its own veths, routes and permanent neighbours, so bpf_fib_lookup()
+ * answers. Each case checks the verdict and the exact output bytes against
+ * a frame built here independently (outer header, checksum, TTL, DSCP).
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <linux/bpf.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include "prog_env.h"
+#include "pkt.h"
+#include "service.h"
+#include "test.h"
+
+static struct prog_env env;
+static __u32 if_a, if_c;
+static unsigned char mac_a[6], mac_c[6];
+static const unsigned char mac_be[6] = { 0x02, 0, 0, 0, 0, 0x11 };
+static const unsigned char mac_be2[6] = { 0x02, 0, 0, 0, 0, 0x22 };
+static const __u64 seed[2] = { 0x1111111111111111ULL, 0x2222222222222222ULL };
+
+static int sh(const char *cmd)
+{
+	int rc = system(cmd);
+
+	if (rc)
+		fprintf(stderr, "  setup command failed (%d): %s\n", rc, cmd);
+	return rc;
+}
+
+/* ioctl, not /sys/class/net: sysfs still shows the namespace we came from. */
+static int read_mac(const char *ifname, unsigned char *mac)
+{
+	struct ifreq ifr = { 0 };
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), rc;
+
+	if (fd < 0)
+		return -1;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	rc = ioctl(fd, SIOCGIFHWADDR, &ifr);
+	close(fd);
+	if (rc)
+		return -1;
+	memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	return 0;
+}
+
+/* lbA: the ingress, 10.20.0.0/24 and 2001:db8:20::/64, backends .11 / ::11 behind it.
+ * lbC: another egress, 10.30.0.0/24, backend 10.30.0.22 behind it. */
+static int netns_setup(void)
+{
+	if (unshare(CLONE_NEWNET)) {
+		perror("unshare(CLONE_NEWNET)");
+		return -1;
+	}
+	if (sh("ip link set lo up") ||
+	    sh("ip link add lbA type veth peer name lbB && ip link set lbA up && ip link set lbB up") ||
+	    sh("ip link add lbC type veth peer name lbD && ip link set lbC up && ip link set lbD up") ||
+	    sh("ip link set lbA mtu 1500 && ip addr add 10.20.0.1/24 dev lbA") ||
+	    sh("ip -6 addr add 2001:db8:20::1/64 dev lbA nodad") ||
+	    sh("ip addr add 10.30.0.1/24 dev lbC") ||
+	    sh("ip neigh add 10.20.0.11 lladdr 02:00:00:00:00:11 dev lbA nud permanent") ||
+	    sh("ip -6 neigh add 2001:db8:20::11 lladdr 02:00:00:00:00:11 dev lbA nud permanent") ||
+	    sh("ip neigh add 10.30.0.22 lladdr 02:00:00:00:00:22 dev lbC nud permanent") ||
+	    sh("sysctl -qw net.ipv4.conf.all.forwarding=1 net.ipv6.conf.all.forwarding=1"))
+		return -1;
+	if_a = if_nametoindex("lbA");
+	if_c = if_nametoindex("lbC");
+	return read_mac("lbA", mac_a) || read_mac("lbC", mac_c) || !if_a || !if_c ? -1 : 0;
+}
+
+/* A service with the given backends (weight 1 each), published like the CLI does. */
+static __u32 add_service(const char *spec, __u8 encap, const char *const *backends, int n)
+{
+	static __u32 next_id = 1, next_target = XS_BACKEND_BASE;
+	struct xs_service_key key;
+	struct xs_service svc = { .encap = encap };
+	struct xs_pool pool = { 0 };
+	struct xs_self self = { 0 };
+	__u32 zero = 0, i;
+
+	if (xs_parse_service(spec, &key))
+		return 0;
+	xs_parse_cidr("172.16.0.0/16", AF_INET, &svc.src4, &svc.src4_bits);
+	xs_parse_cidr("fd00:7873::/96", AF_INET6, svc.src6, &svc.src6_bits);
+	svc.id = next_id++;
+	pool.hdr.algo = XS_ALGO_JUMP;
+	pool.hdr.flow_fields = XS_F_ALL;
+	pool.hdr.hand_fields = XS_F_SRC;
+	memcpy(pool.hdr.seed, seed, sizeof(seed));
+	pool.hdr.n_buckets = n;
+	pool.bucket = calloc(n, sizeof(__u32));
+	for (i = 0; i < (__u32)n; i++) {
+		struct xs_target t;
+		struct in6_addr a6;
+		struct in_addr a4;
+
+		memset(&t, 0, sizeof(t));
+		t.kind = XS_TARGET_BACKEND;
+		t.flags = XS_TARGET_F_ACTIVE;
+		t.uid = 77 + i;
+		t.service = svc.id;
+		t.weight = 1;
+		if (inet_pton(AF_INET, backends[i], &a4) == 1) {
+			t.family = 4;
+			t.addr[2] = htonl(0xffff);
+			t.addr[3] = a4.s_addr;
+		} else {
+			inet_pton(AF_INET6, backends[i], &a6);
+			t.family = 6;
+			memcpy(t.addr, &a6, 16);
+		}
+		xs_target_write(&env.h, next_target, &t);
+		pool.bucket[i] = next_target++;
+	}
+	if (xs_pool_publish(&env.h, svc.id, &pool) ||
+	    bpf_map_update_elem(env.h.services_fd, &key, &svc, BPF_ANY))
+		return 0;
+	{
+		struct xs_service_key vk = { 0 };
+		struct xs_vip v = { .services = 1 };
+
+		memcpy(vk.vip, key.vip, sizeof(vk.vip));
+		bpf_map_update_elem(env.h.vips_fd, &vk, &v, BPF_ANY);
+	}
+	bpf_map_lookup_elem(env.h.self_fd, &zero, &self);
+	self.n_services++;
+	bpf_map_update_elem(env.h.self_fd, &zero, &self, BPF_ANY);
+	xs_pool_free(&pool);
+	return svc.id;
+}
+
+static __u64 counter(__u32 c)
+{
+	__u64 v[XS_C_MAX];
+
+	return xs_counters_read(&env.h, v) ? 0 : v[c];
+}
+
+static void client_pkt(struct pkt *p, int vlan, const char *src, const char *vip, __u16 sport,
+		       __u16 dport, __u8 tos)
+{
+	pkt_eth(p, ETH_P_IP);
+	if (vlan)
+		pkt_vlan(p, ETH_P_8021Q, 42);
+	pkt_ipv4(p, src, vip, IPPROTO_TCP, 0);
+	((struct iphdr *)(p->buf + p->l3_off))->tos = tos;
+	pkt_ports(p, IPPROTO_TCP, sport, dport);
+	pkt_payload(p, 100);
+	pkt_finish(p);
+}
+
+/* The flow hash the service pool uses for @key: the tunnel source's low bits come from it. */
+static __u32 flow_hash32(const struct xs_flow_key *key)
+{
+	return (__u32)xs_flow_hash(seed, key, XS_F_ALL, XS_DOMAIN_FLOW);
+}
+
+static void v4_key(struct xs_flow_key *k, const char *src, const char *dst, __u16 sp, __u16 dp)
+{
+	memset(k, 0, sizeof(*k));
+	k->src[2] = k->dst[2] = htonl(0xffff);
+	inet_pton(AF_INET, src, &k->src[3]);
+	inet_pton(AF_INET, dst, &k->dst[3]);
+	k->proto = IPPROTO_TCP;
+	k->sport = htons(sp);
+	k->dport = htons(dp);
+}
+
+/* Expected IPIP frame: new Ethernet, outer IPv4, then the inner IP packet unchanged. */
+static void expect_ipip4(struct pkt *want, const struct pkt *in, const unsigned char *dmac,
+			 const unsigned char *smac, const char *backend, __u32 hash)
+{
+	const struct iphdr *inner = (const void *)(in->buf + in->l3_off);
+	__u32 inner_len = ntohs(inner->tot_len);
+	struct ethhdr *eth;
+	struct iphdr *ip;
+
+	memset(want, 0, sizeof(*want));
+	eth = pkt_push(want, sizeof(*eth));
+	memcpy(eth->h_dest, dmac, 6);
+	memcpy(eth->h_source, smac, 6);
+	eth->h_proto = htons(ETH_P_IP);
+	ip = pkt_push(want, sizeof(*ip));
+	ip->version = 4;
+	ip->ihl = 5;
+	ip->tos = inner->tos;                   /* DSCP and ECN copied from the inner header */
+	ip->tot_len = htons(inner_len + 20);
+	ip->ttl = 64;
+	ip->protocol = IPPROTO_IPIP;
+	ip->saddr = htonl(0xac100000 | (hash & 0xffff)); /* 172.16.0.0/16 + flow bits */
+	inet_pton(AF_INET, backend, &ip->daddr);
+	ip->check = pkt_csum(ip, sizeof(*ip));
+	memcpy(pkt_push(want, inner_len), inner, inner_len);
+}
+
+static void check_frame(const struct pkt *want, const unsigned char *out, __u32 out_len,
+			const char *what)
+{
+	__u32 i;
+
+	if (!ASSERT_EQ(out_len, want->len, what))
+		return;
+	for (i = 0; i < out_len; i++) {
+		if (out[i] != want->buf[i]) {
+			ASSERT_TRUE(0, "%s: byte %u is 0x%02x, want 0x%02x", what, i, out[i],
+				    want->buf[i]);
+			return;
+		}
+	}
+}
+
+TEST(ipip4_exact_bytes)
+{
+	static const char *const be[] = { "10.20.0.11" };
+	unsigned char out[2048];
+	__u32 out_len = sizeof(out);
+	struct xs_flow_key k;
+	struct pkt in, want;
+	int ret;
+
+	if (!ASSERT_TRUE(add_service("10.99.0.1:80/tcp", XS_ENCAP_IPIP, be, 1), "service"))
+		return;
+	client_pkt(&in, 0, "198.51.100.7", "10.99.0.1", 40000, 80, 0xb8);
+	ret = prog_env_run_on(&env, if_a, in.buf, in.len, 1, out, &out_len, NULL);
+	ASSERT_EQ(ret, XDP_TX, "verdict: out of the ingress interface");
+	v4_key(&k, "198.51.100.7", "10.99.0.1", 40000, 80);
+	expect_ipip4(&want, &in, mac_be, mac_a, "10.20.0.11", flow_hash32(&k));
+	check_frame(&want, out, out_len, "IPIP frame");
+}
+
+TEST(vlan_tagged_vip)
+{
+	unsigned char out[2048];
+	__u32 out_len = sizeof(out);
+	struct xs_flow_key k;
+	struct pkt in, want;
+	int ret;
+
+	/* Same service as above; the tag is not carried into the tunnel. */
+	client_pkt(&in, 1, "198.51.100.8", "10.99.0.1", 40001, 80, 0);
+	ret = prog_env_run_on(&env, if_a, in.buf, in.len, 1, out, &out_len, NULL);
+	ASSERT_EQ(ret, XDP_TX, "verdict");
+	v4_key(&k, "198.51.100.8", "10.99.0.1", 40001, 80);
+	expect_ipip4(&want, &in, mac_be, mac_a, "10.20.0.11", flow_hash32(&k));
+	check_frame(&want, out, out_len, "IPIP frame from a tagged packet");
+}
+
+TEST(ipv4_in_ipv6_and_ip6ip6)
+{
+	static const char *const be6[] = { "2001:db8:20::11" };
+	unsigned char out[2048];
+	__u32 out_len = sizeof(out);
+	struct xs_flow_key k;
+	struct ipv6hdr *ip6;
+	struct pkt in;
+	__u32 hash, label;
+	int ret;
+
+	if (!ASSERT_TRUE(add_service("10.99.0.2:443/tcp", XS_ENCAP_IPIP, be6, 1), "service") ||
+	    !ASSERT_TRUE(add_service("[2001:db8:99::2]:443/tcp", XS_ENCAP_IPIP, be6, 1), "service6"))
+		return;
+	client_pkt(&in, 0, "198.51.100.9", "10.99.0.2", 40002, 443, 0x28);
+	ret = prog_env_run_on(&env, if_a, in.buf, in.len, 1, out, &out_len, NULL);
+	ASSERT_EQ(ret, XDP_TX, "IPv4-in-IPv6 verdict");
+	ASSERT_EQ(out_len, in.len - 14 + 14 + 40, "IPv4-in-IPv6 length");
+	ip6 = (void *)(out + 14);
+	v4_key(&k, "198.51.100.9", "10.99.0.2", 40002, 443);
+	hash = flow_hash32(&k);
+	ASSERT_EQ(ntohs(((struct ethhdr *)out)->h_proto), ETH_P_IPV6, "ethertype");
+	ASSERT_EQ(ip6->version, 6, "version");
+	ASSERT_EQ(ip6->nexthdr, IPPROTO_IPIP, "next header 4: IPv4 inside");
+	ASSERT_EQ(ip6->hop_limit, 64, "hop limit");
+	ASSERT_EQ(ntohs(ip6->payload_len), in.len - 14, "payload length = inner IPv4 length");
+	ASSERT_EQ((ip6->priority << 4) | (ip6->flow_lbl[0] >> 4), 0x28, "traffic class = inner TOS");
+	label = ((ip6->flow_lbl[0] & 0xf) << 16) | (ip6->flow_lbl[1] << 8) | ip6->flow_lbl[2];
+	ASSERT_EQ(label, (hash >> 12) & 0xfffff, "flow label from the flow hash");
+	ASSERT_EQ(ntohl(ip6->saddr.s6_addr32[3]), hash, "source low 32 bits = flow hash");
+	ASSERT_EQ(ntohl(ip6->saddr.s6_addr32[0]), 0xfd007873, "source prefix");
+	ASSERT_TRUE(!memcmp(out + 14 + 40, in.buf + 14, in.len - 14), "inner packet unchanged");
+
+	pkt_eth(&in, ETH_P_IPV6);
+	pkt_ipv6(&in, "2001:db8:5::7", "2001:db8:99::2", IPPROTO_TCP);
+	pkt_ports(&in, IPPROTO_TCP, 40003, 443);
+	pkt_payload(&in, 64);
+	pkt_finish(&in);
+	out_len = sizeof(out);
+	ret = prog_env_run_on(&env, if_a, in.buf, in.len, 1, out, &out_len, NULL);
+	ASSERT_EQ(ret, XDP_TX, "IP6IP6 verdict");
+	ip6 = (void *)(out + 14);
+	ASSERT_EQ(ip6->nexthdr, IPPROTO_IPV6, "next header 41: IPv6 inside");
+	ASSERT_EQ(ntohs(ip6->payload_len), in.len - 14, "payload length");
+	ASSERT_TRUE(!memcmp(out + 14 + 40, in.buf + 14, in.len - 14), "inner packet unchanged");
+	ASSERT_TRUE(!memcmp(out, mac_be, 6) && !memcmp(out + 6, mac_a, 6), "MACs from the FIB");
+}
+
+TEST(l2_dsr_rewrites_only_macs)
+{
+	static const char *const be[] = { "10.20.0.11" };
+	unsigned char out[2048];
+	__u32 out_len = sizeof(out);
+	struct pkt in;
+	int ret;
+
+	if (!ASSERT_TRUE(add_service("10.99.0.3:80/tcp", XS_ENCAP_L2, be, 1), "service"))
+		return;
+	client_pkt(&in, 0, "198.51.100.10", "10.99.0.3", 40004, 80, 0);
+	ret = prog_env_run_on(&env, if_a, in.buf, in.len, 1, out, &out_len, NULL);
+	ASSERT_EQ(ret, XDP_TX, "verdict");
+	ASSERT_EQ(out_len, in.len, "length unchanged");
+	ASSERT_TRUE(!memcmp(out, mac_be, 6), "destination MAC = backend's");
+	ASSERT_TRUE(!memcmp(out + 6, mac_a, 6), "source MAC = egress interface's");
+	ASSERT_TRUE(!memcmp(out + 12, in.buf + 12, in.len - 12), "everything after the MACs unchanged");
+}
+
+TEST(other_egress_is_redirected)
+{
+	static const char *const be[] = { "10.30.0.22" };
+	struct bpf_devmap_val dv = { .ifindex = if_c };
+	unsigned char out[2048];
+	__u32 out_len = sizeof(out);
+	__u64 before = counter(XS_C_TX_REDIRECT);
+	struct pkt in;
+	int ret;
+
+	if (!ASSERT_TRUE(add_service("10.99.0.4:80/tcp", XS_ENCAP_IPIP, be, 1), "service"))
+		return;
+	bpf_map_update_elem(env.h.tx_ports_fd, &if_c, &dv, BPF_ANY);
+	client_pkt(&in, 0, "198.51.100.11", "10.99.0.4", 40005, 80, 0);
+	ret = prog_env_run_on(&env, if_a, in.buf, in.len, 1, out, &out_len, NULL);
+	ASSERT_EQ(ret, XDP_REDIRECT, "verdict: devmap redirect to lbC");
+	ASSERT_TRUE(!memcmp(out, mac_be2, 6) && !memcmp(out + 6, mac_c, 6), "lbC's MACs");
+	ASSERT_EQ(counter(XS_C_TX_REDIRECT) - before, 1, "tx_redirect");
+}
+
+TEST(icmp_error_follows_its_flow)
+{
+	static const char *const be[] = { "10.20.0.11", "10.20.0.12", "10.20.0.13",
+					  "10.20.0.14" };
+	unsigned char out[2048];
+	__u32 out_len, i, want_backend, got_backend, id;
+	struct xs_flow_key k;
+	struct xs_decision d;
+	struct pkt in, err;
+	__u8 *icmp;
+	int ret;
+
+	system("for i in 12 13 14; do ip neigh add 10.20.0.$i lladdr 02:00:00:00:00:11 dev lbA "
+	       "nud permanent; done");
+	id = add_service("10.99.0.5:80/tcp", XS_ENCAP_IPIP, be, 4);
+	if (!ASSERT_TRUE(id, "service"))
+		return;
+	for (i = 0; i < 16; i++) {
+		__u16 sport = (__u16)(41000 + i);
+
+		/* The client's packet pins the flow... */
+		client_pkt(&in, 0, "198.51.100.12", "10.99.0.5", sport, 80, 0);
+		out_len = sizeof(out);
+		ret = prog_env_run_on(&env, if_a, in.buf, in.len, 1, out, &out_len, NULL);
+		ASSERT_EQ(ret, XDP_TX, "client packet");
+		want_backend = ((struct iphdr *)(out + 14))->daddr;
+
+		/* ...and a router's "fragmentation needed" about the backend's reply,
+		 * VIP:80 -> client:sport, must reach the same backend. */
+		pkt_eth(&err, ETH_P_IP);
+		pkt_ipv4(&err, "192.0.2.254", "10.99.0.5", IPPROTO_ICMP, 0);
+		icmp = pkt_push(&err, 8);
+		icmp[0] = 3;
+		icmp[1] = 4;
+		icmp[7] = 0x28; /* next-hop MTU 1320 in the low bytes, content irrelevant */
+		{
+			struct pkt q;
+
+			pkt_eth(&q, ETH_P_IP);
+			pkt_ipv4(&q, "10.99.0.5", "198.51.100.12", IPPROTO_TCP, 0);
+			pkt_ports(&q, IPPROTO_TCP, 80, sport);
+			pkt_finish(&q);
+			memcpy(pkt_push(&err, 28), q.buf + 14, 28);
+		}
+		pkt_finish(&err);
+		out_len = sizeof(out);
+		ret = prog_env_run_on(&env, if_a, err.buf, err.len, 1, out, &out_len, NULL);
+		ASSERT_EQ(ret, XDP_TX, "ICMP error");
+		got_backend = ((struct iphdr *)(out + 14))->daddr;
+		ASSERT_EQ(got_backend, want_backend, "the error goes to the flow's backend");
+	}
+	/* And that backend is what lookup's decision code says for the flow. */
+	v4_key(&k, "198.51.100.12", "10.99.0.5", 41015, 80);
+	{
+		struct xs_pool pool;
+		struct xs_target t;
+
+		xs_pool_read(&env.h, id, &pool);
+		xs_decide(&pool, NULL, &k, &d);
+		bpf_map_lookup_elem(env.h.targets_fd, &d.target, &t);
+		ASSERT_EQ(t.addr[3], got_backend, "decision agrees");
+		xs_pool_free(&pool);
+	}
+}
+
+TEST(echo_request_to_vip_is_answered)
+{
+	unsigned char out[2048];
+	__u32 out_len = sizeof(out);
+	struct pkt in;
+	__u8 *icmp;
+	int ret;
+
+	pkt_eth(&in, ETH_P_IP);
+	pkt_ipv4(&in, "198.51.100.13", "10.99.0.1", IPPROTO_ICMP, 0);
+	icmp = pkt_push(&in, 16);
+	icmp[0] = 8;
+	icmp[5] = 1;
+	icmp[7] = 1;
+	*(__u16 *)(icmp + 2) = pkt_csum(icmp, 16);
+	pkt_finish(&in);
+	ret = prog_env_run_on(&env, if_a, in.buf, in.len, 1, out, &out_len, NULL);
+	ASSERT_EQ(ret, XDP_TX, "verdict");
+	icmp = out + 14 + 20;
+	ASSERT_EQ(icmp[0], 0, "echo reply");
+	ASSERT_EQ(pkt_csum(icmp, 16), 0, "ICMP checksum verifies");
+	ASSERT_EQ(pkt_csum(out + 14, 20), 0, "IP checksum verifies");
+	ASSERT_TRUE(!memcmp(out + 14 + 12, in.buf + 14 + 16, 4), "source = the VIP");
+}
+
+TEST(too_big_is_counted_and_dropped)
+{
+	struct pkt in;
+	__u64 before = counter(XS_C_TOO_BIG);
+	int ret;
+
+	/* 1490 bytes of IP + 20 of IPIP > lbA's MTU of 1500. */
+	pkt_eth(&in, ETH_P_IP);
+	pkt_ipv4(&in, "198.51.100.14", "10.99.0.1", IPPROTO_TCP, 0);
+	pkt_ports(&in, IPPROTO_TCP, 40010, 80);
+	pkt_payload(&in, 1490 - 40);
+	pkt_finish(&in);
+	ret = prog_env_run_on(&env, if_a, in.buf, in.len, 1, NULL, NULL, NULL);
+	ASSERT_EQ(ret, XDP_DROP, "verdict");
+	ASSERT_EQ(counter(XS_C_TOO_BIG) - before, 1, "too_big");
+}
+
+TEST(non_vip_traffic_untouched)
+{
+	unsigned char out[2048];
+	__u32 out_len = sizeof(out);
+	__u64 before = counter(XS_C_NOT_VIP);
+	struct pkt in;
+	int ret;
+
+	client_pkt(&in, 0, "198.51.100.15", "10.99.0.1", 40011, 81, 0); /* wrong port */
+	ret = prog_env_run_on(&env, if_a, in.buf, in.len, 1, out, &out_len, NULL);
+	ASSERT_EQ(ret, XDP_PASS, "verdict");
+	ASSERT_EQ(out_len, in.len, "length");
+	ASSERT_TRUE(!memcmp(out, in.buf, in.len), "bytes unchanged");
+	ASSERT_EQ(counter(XS_C_NOT_VIP) - before, 1, "not_vip");
+}
+
+int main(void)
+{
+	if (netns_setup() || prog_env_open(&env, 4096, XDP_PASS) ||
+	    prog_env_targets(&env, XS_ALGO_JUMP, 0, 0, seed)) {
+		fprintf(stderr, "FAIL: cannot set up the namespace or load the XDP program\n");
+		printf("prog_lb: 0 passed, 1 failed\n");
+		return 1;
+	}
+	RUN(ipip4_exact_bytes);
+	RUN(vlan_tagged_vip);
+	RUN(ipv4_in_ipv6_and_ip6ip6);
+	RUN(l2_dsr_rewrites_only_macs);
+	RUN(other_egress_is_redirected);
+	RUN(icmp_error_follows_its_flow);
+	RUN(echo_request_to_vip_is_answered);
+	RUN(too_big_is_counted_and_dropped);
+	RUN(non_vip_traffic_untouched);
+	prog_env_close(&env);
+	return test_summary("prog_lb");
+}

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* Typed parsers for command-line values: one line naming what is wrong, -EINVAL. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "cli.h"
+#include "log.h"
+#include "xs_hash.h"
+
+int xs_parse_u32(const char *s, const char *what, __u32 min, __u32 max, __u32 *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (!*s || *end || errno || *s == '-' || v < min || v > max) {
+		pr_warn("%s: '%s' is not a whole number from %u to %u\n", what, s, min, max);
+		return -EINVAL;
+	}
+	*out = (__u32)v;
+	return 0;
+}
+
+/* 32 hex digits, optionally prefixed 0x: k0 is the first 16, k1 the last 16. */
+int xs_parse_seed(const char *s, __u64 seed[2])
+{
+	const char *p = !strncasecmp(s, "0x", 2) ? s + 2 : s;
+	char half[17];
+	int i;
+
+	if (strlen(p) != 32 || strspn(p, "0123456789abcdefABCDEF") != 32) {
+		pr_warn("--seed: '%s' is not 32 hex digits (a 128-bit SipHash key, e.g. the "
+			"'seed' that `xdpsteer status` shows on another host)\n", s);
+		return -EINVAL;
+	}
+	for (i = 0; i < 2; i++) {
+		memcpy(half, p + 16 * i, 16);
+		half[16] = 0;
+		seed[i] = strtoull(half, NULL, 16);
+	}
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	__u8 bit;
+} xs_field_names[] = {
+	{ "src", XS_F_SRC },     { "dst", XS_F_DST },     { "sport", XS_F_SPORT },
+	{ "dport", XS_F_DPORT }, { "proto", XS_F_PROTO },
+};
+
+/* Comma-separated field names, e.g. "src,dst,proto". */
+int xs_parse_fields(const char *s, const char *what, __u8 *out)
+{
+	char buf[128], *tok, *save = NULL;
+	size_t i;
+
+	*out = 0;
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < XS_ARRAY_SIZE(xs_field_names); i++)
+			if (!strcmp(tok, xs_field_names[i].name))
+				break;
+		if (i == XS_ARRAY_SIZE(xs_field_names)) {
+			pr_warn("%s: unknown field '%s' (use src,dst,sport,dport,proto)\n", what,
+				tok);
+			return -EINVAL;
+		}
+		*out |= xs_field_names[i].bit;
+	}
+	if (!*out) {
+		pr_warn("%s: name at least one field of src,dst,sport,dport,proto\n", what);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int xs_format_fields(__u8 fields, char *buf, size_t len)
+{
+	size_t i, off = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < XS_ARRAY_SIZE(xs_field_names); i++)
+		if (fields & xs_field_names[i].bit)
+			off += snprintf(buf + off, len > off ? len - off : 0, "%s%s",
+					off ? "," : "", xs_field_names[i].name);
+	return (int)off;
+}

@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* service add / del / list and backend add / del: load balancing for VIPs. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <sys/random.h>
+#include <bpf/bpf.h>
+#include "cli.h"
+#include "commands.h"
+#include "log.h"
+#include "service.h"
+#include "xs_shuffle.h"
+
+static __u32 xs_backend_uid(void)
+{
+	__u32 uid = 0;
+
+	while (!uid)
+		if (getrandom(&uid, sizeof(uid), 0) != sizeof(uid))
+			uid = 0x5a5a5a5au;
+	return uid;
+}
+
+static int xs_self_services(const struct xs_handle *h, int delta)
+{
+	struct xs_self self;
+	__u32 zero = 0;
+
+	if (bpf_map_lookup_elem(h->self_fd, &zero, &self))
+		return -errno;
+	self.n_services = (__u32)((int)self.n_services + delta);
+	return bpf_map_update_elem(h->self_fd, &zero, &self, BPF_ANY) ? -errno : 0;
+}
+
+/* xs_vips counts services per address: echo replies and "is a VIP" checks. */
+static int xs_vip_ref(const struct xs_handle *h, const struct xs_service_key *key, int delta)
+{
+	struct xs_service_key vk = { 0 };
+	struct xs_vip v = { 0 };
+
+	memcpy(vk.vip, key->vip, sizeof(vk.vip));
+	bpf_map_lookup_elem(h->vips_fd, &vk, &v);
+	v.services = (__u32)((int)v.services + delta);
+	if (!v.services)
+		return bpf_map_delete_elem(h->vips_fd, &vk) && errno != ENOENT ? -errno : 0;
+	return bpf_map_update_elem(h->vips_fd, &vk, &v, BPF_ANY) ? -errno : 0;
+}
+
+static bool xs_pool_in_use(const struct xs_handle *h, __u32 id)
+{
+	__u32 inner;
+
+	return !bpf_map_lookup_elem(h->pools_fd, &id, &inner);
+}
+
+static int xs_parse_algo(const struct xs_args *a, struct xs_pool_hdr *hdr)
+{
+	const char *v;
+	__u32 u;
+
+	hdr->algo = XS_ALGO_JUMP;
+	hdr->hand_size = 4;
+	if ((v = xs_arg(a, "algo"))) {
+		if (!strcmp(v, "shuffle")) {
+			hdr->algo = XS_ALGO_SHUFFLE;
+		} else if (strcmp(v, "jump")) {
+			pr_warn("--algo: '%s' is not jump or shuffle\n", v);
+			return -EINVAL;
+		}
+	}
+	if ((v = xs_arg(a, "hand-size"))) {
+		if (xs_parse_u32(v, "--hand-size", 1, XS_MAX_HAND - 1, &u))
+			return -EINVAL;
+		hdr->hand_size = (__u8)u;
+	}
+	return 0;
+}
+
+int xs_cmd_service_add(const struct xs_args *a)
+{
+	struct xs_service_key key;
+	struct xs_service svc = { 0 }, old;
+	struct xs_pool pool = { 0 }, base;
+	struct xs_handle h;
+	const char *v;
+	char name[80];
+	__u32 id;
+	int err;
+
+	if (xs_parse_service(a->pos[1], &key))
+		return -EINVAL;
+	err = xs_open(a->pos[0], &h);
+	if (err)
+		return err;
+	xs_format_service(&key, name, sizeof(name));
+	err = -EINVAL;
+	if (xs_parse_algo(a, &pool.hdr))
+		goto out;
+	v = xs_arg(a, "encap");
+	if (!v || !strcmp(v, "ipip")) {
+		svc.encap = XS_ENCAP_IPIP;
+	} else if (!strcmp(v, "l2")) {
+		svc.encap = XS_ENCAP_L2;
+	} else {
+		pr_warn("--encap: '%s' is not ipip or l2\n", v);
+		goto out;
+	}
+	if (xs_parse_cidr(xs_arg(a, "tunnel-src") ?: XS_DEFAULT_TUNNEL_SRC4, AF_INET, &svc.src4,
+			  &svc.src4_bits) ||
+	    xs_parse_cidr(xs_arg(a, "tunnel-src6") ?: XS_DEFAULT_TUNNEL_SRC6, AF_INET6, svc.src6,
+			  &svc.src6_bits))
+		goto out;
+	/* The VIP is what clients reach through us; a local one would be ours. */
+	if (xs_addr_is_local(key.vip)) {
+		pr_warn("%s: VIP of %s is an address of this host; a VIP must be routed to it, "
+			"not assigned (backends hold it on their loopback)\n", h.ifname, name);
+		goto out;
+	}
+	if (!bpf_map_lookup_elem(h.services_fd, &key, &old)) {
+		pr_warn("%s: service %s already exists (id %u)\n", h.ifname, name, old.id);
+		err = -EEXIST;
+		goto out;
+	}
+	for (id = 1; id < XS_MAX_POOLS && xs_pool_in_use(&h, id); id++)
+		;
+	if (id >= XS_MAX_POOLS) {
+		pr_warn("%s: all %u services are in use; the limit is XS_MAX_SERVICES in "
+			"include/xdpsteer.h (raise it and rebuild)\n", h.ifname, XS_MAX_SERVICES);
+		err = -ENOSPC;
+		goto out;
+	}
+	/* One seed per interface: a service hashes like the queue pool does. */
+	err = xs_pool_read(&h, XS_POOL_QUEUES, &base);
+	if (err)
+		goto out;
+	memcpy(pool.hdr.seed, base.hdr.seed, sizeof(pool.hdr.seed));
+	pool.hdr.flow_fields = base.hdr.flow_fields;
+	pool.hdr.hand_fields = base.hdr.hand_fields;
+	xs_pool_free(&base);
+	svc.id = id;
+
+	/* Pool first, then the service that points at it. */
+	err = xs_pool_publish(&h, id, &pool);
+	if (err)
+		goto out;
+	if (bpf_map_update_elem(h.services_fd, &key, &svc, BPF_NOEXIST)) {
+		err = -errno;
+		pr_warn("%s: cannot add %s to xs_services: %s%s\n", h.ifname, name, strerror(errno),
+			errno == E2BIG ? " (the map is full)" : "");
+		bpf_map_delete_elem(h.pools_fd, &id);
+		goto out;
+	}
+	err = xs_vip_ref(&h, &key, +1) ?: xs_self_services(&h, +1) ?: xs_tx_ports_sync(&h);
+	if (err) {
+		pr_warn("%s: cannot account for %s: %s\n", h.ifname, name, strerror(-err));
+		goto out;
+	}
+	printf("%s: added service %s (id %u, %s, %s)\n", h.ifname, name, id,
+	       pool.hdr.algo == XS_ALGO_SHUFFLE ? "shuffle" : "jump",
+	       svc.encap == XS_ENCAP_L2 ? "l2" : "ipip");
+out:
+	xs_close(&h);
+	return err;
+}
+
+/* Backends of service @id, by target id. */
+static void xs_backends_clear(const struct xs_handle *h, const struct xs_target *all, __u32 id)
+{
+	struct xs_target none = { 0 };
+	__u32 t;
+
+	for (t = XS_BACKEND_BASE; t < XS_MAX_TARGETS; t++)
+		if (all[t].kind == XS_TARGET_BACKEND && all[t].service == id)
+			xs_target_write(h, t, &none);
+}
+
+int xs_cmd_service_del(const struct xs_args *a)
+{
+	struct xs_service_key key;
+	struct xs_target *all = NULL;
+	struct xs_service svc;
+	struct xs_handle h;
+	char name[80];
+	int err;
+
+	if (xs_parse_service(a->pos[1], &key))
+		return -EINVAL;
+	err = xs_open(a->pos[0], &h);
+	if (err)
+		return err;
+	xs_format_service(&key, name, sizeof(name));
+	err = xs_service_get(&h, &key, &svc);
+	if (err)
+		goto out;
+	err = -ENOMEM;
+	all = calloc(XS_MAX_TARGETS, sizeof(*all));
+	if (!all)
+		goto out;
+	err = xs_targets_read(&h, all);
+	if (err)
+		goto out;
+	/* Unmatch first; dropping the pool then waits out programs still using it. */
+	if (bpf_map_delete_elem(h.services_fd, &key) || bpf_map_delete_elem(h.pools_fd, &svc.id)) {
+		err = -errno;
+		pr_warn("%s: cannot remove %s: %s\n", h.ifname, name, strerror(errno));
+		goto out;
+	}
+	xs_backends_clear(&h, all, svc.id);
+	xs_stats_reset_service(&h, svc.id);
+	err = xs_vip_ref(&h, &key, -1) ?: xs_self_services(&h, -1);
+	if (!err)
+		printf("%s: removed service %s and its backends\n", h.ifname, name);
+out:
+	free(all);
+	xs_close(&h);
+	return err;
+}
+
+static int xs_parse_backend(const char *s, struct xs_target *t)
+{
+	struct in6_addr a6;
+	struct in_addr a4;
+
+	memset(t, 0, sizeof(*t));
+	t->kind = XS_TARGET_BACKEND;
+	if (inet_pton(AF_INET, s, &a4) == 1) {
+		t->family = 4;
+		t->addr[2] = htonl(0xffff);
+		t->addr[3] = a4.s_addr;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, s, &a6) == 1) {
+		t->family = 6;
+		memcpy(t->addr, &a6, 16);
+		return 0;
+	}
+	pr_warn("backend: '%s' is not an IPv4 or IPv6 address\n", s);
+	return -EINVAL;
+}
+
+int xs_cmd_backend_add(const struct xs_args *a)
+{
+	struct xs_target *all = NULL, t;
+	struct xs_service_key key;
+	struct xs_pool pool = { 0 };
+	struct xs_service svc;
+	struct xs_handle h;
+	__u32 id, w, weight = 1, n, *grown, hand;
+	bool vip_v4;
+	char name[80];
+	int err;
+
+	if (xs_parse_service(a->pos[1], &key) || xs_parse_backend(a->pos[2], &t))
+		return -EINVAL;
+	if (xs_arg(a, "weight") &&
+	    xs_parse_u32(xs_arg(a, "weight"), "--weight", 1, XS_MAX_WEIGHT, &weight))
+		return -EINVAL;
+	err = xs_open(a->pos[0], &h);
+	if (err)
+		return err;
+	xs_format_service(&key, name, sizeof(name));
+	err = xs_service_get(&h, &key, &svc);
+	if (err)
+		goto out;
+	vip_v4 = !key.vip[0] && !key.vip[1] && key.vip[2] == htonl(0xffff);
+	err = -EINVAL;
+	if (svc.encap == XS_ENCAP_IPIP && !vip_v4 && t.family == 4) {
+		pr_warn("%s: %s is IPv6 and %s is IPv4: ipip carries IPv4 in IPv4 or IPv6, and "
+			"IPv6 in IPv6 only; use an IPv6 backend\n", h.ifname, name, a->pos[2]);
+		goto out;
+	}
+	err = -ENOMEM;
+	all = calloc(XS_MAX_TARGETS, sizeof(*all));
+	if (!all)
+		goto out;
+	err = xs_targets_read(&h, all);
+	err = err ?: xs_pool_read(&h, svc.id, &pool);
+	if (err)
+		goto out;
+	for (id = XS_BACKEND_BASE; id < XS_MAX_TARGETS; id++) {
+		if (all[id].kind == XS_TARGET_BACKEND && all[id].service == svc.id &&
+		    !memcmp(all[id].addr, t.addr, sizeof(t.addr))) {
+			pr_warn("%s: %s is already a backend of %s\n", h.ifname, a->pos[2], name);
+			err = -EEXIST;
+			goto out;
+		}
+	}
+	for (id = XS_BACKEND_BASE; id < XS_MAX_TARGETS && all[id].kind; id++)
+		;
+	if (id >= XS_MAX_TARGETS) {
+		pr_warn("%s: all %u backends are in use; the limit is XS_MAX_BACKENDS in "
+			"include/xdpsteer.h (raise it and rebuild)\n", h.ifname, XS_MAX_BACKENDS);
+		err = -ENOSPC;
+		goto out;
+	}
+	/* Weight W is W buckets: the backend's share of new flows is W / total. */
+	n = pool.hdr.n_buckets;
+	grown = realloc(pool.bucket, (n + weight) * sizeof(*grown));
+	if (!grown) {
+		err = -ENOMEM;
+		goto out;
+	}
+	pool.bucket = grown;
+	for (w = 0; w < weight; w++) {
+		__u32 b = xs_pool_pick_bucket(&pool, &t);
+
+		if (b == pool.hdr.n_buckets)
+			pool.hdr.n_buckets++;
+		pool.bucket[b] = id;
+		if (!w)
+			t.bucket = b;
+	}
+	err = -ERANGE;
+	if (pool.hdr.n_buckets > XS_MAX_BUCKETS) {
+		pr_warn("%s: %s would have %u slots, more than %u\n", h.ifname, name,
+			pool.hdr.n_buckets, XS_MAX_BUCKETS);
+		goto out;
+	}
+	hand = pool.hdr.hand_size < pool.hdr.n_buckets ? pool.hdr.hand_size : pool.hdr.n_buckets;
+	if (pool.hdr.algo == XS_ALGO_SHUFFLE && xs_hand_entropy_ok(pool.hdr.n_buckets, hand)) {
+		pr_warn("%s: hand size %u over %u slots needs more than %u bits of entropy: use a "
+			"smaller --hand-size or smaller weights\n", h.ifname, hand,
+			pool.hdr.n_buckets, XS_ENTROPY_BITS);
+		goto out;
+	}
+	t.service = svc.id;
+	t.weight = (__u16)weight;
+	t.uid = xs_backend_uid();
+	t.flags = XS_TARGET_F_ACTIVE;
+	err = xs_stats_reset(&h, id) ?: xs_target_write(&h, id, &t);
+	err = err ?: xs_pool_publish(&h, svc.id, &pool);
+	if (err) {
+		struct xs_target none = { 0 };
+
+		xs_target_write(&h, id, &none);
+		goto out;
+	}
+	xs_tx_ports_sync(&h);
+	printf("%s: %s: added backend %s, weight %u (%u live of %u slots)\n", h.ifname, name,
+	       a->pos[2], weight, xs_pool_live(&pool), pool.hdr.n_buckets);
+out:
+	xs_pool_free(&pool);
+	free(all);
+	xs_close(&h);
+	return err;
+}
+
+int xs_cmd_backend_del(const struct xs_args *a)
+{
+	struct xs_target *all = NULL, t, none = { 0 };
+	struct xs_service_key key;
+	struct xs_pool pool = { 0 };
+	struct xs_service svc;
+	struct xs_handle h;
+	char name[80];
+	__u32 id, b;
+	int err;
+
+	if (xs_parse_service(a->pos[1], &key) || xs_parse_backend(a->pos[2], &t))
+		return -EINVAL;
+	err = xs_open(a->pos[0], &h);
+	if (err)
+		return err;
+	xs_format_service(&key, name, sizeof(name));
+	err = xs_service_get(&h, &key, &svc);
+	if (err)
+		goto out;
+	err = -ENOMEM;
+	all = calloc(XS_MAX_TARGETS, sizeof(*all));
+	if (!all)
+		goto out;
+	err = xs_targets_read(&h, all);
+	err = err ?: xs_pool_read(&h, svc.id, &pool);
+	if (err)
+		goto out;
+	for (id = XS_BACKEND_BASE; id < XS_MAX_TARGETS; id++)
+		if (all[id].kind == XS_TARGET_BACKEND && all[id].service == svc.id &&
+		    !memcmp(all[id].addr, t.addr, sizeof(t.addr)))
+			break;
+	if (id >= XS_MAX_TARGETS) {
+		pr_warn("%s: %s is not a backend of %s\n", h.ifname, a->pos[2], name);
+		err = -ENOENT;
+		goto out;
+	}
+	/* Holes, highest first so a trailing run can shrink the pool. */
+	for (b = pool.hdr.n_buckets; b-- > 0;)
+		if (pool.bucket[b] == id)
+			xs_pool_remove(&pool, b);
+	err = xs_pool_publish(&h, svc.id, &pool);
+	if (err)
+		goto out;
+	err = xs_target_write(&h, id, &none);
+	if (!err)
+		printf("%s: %s: removed backend %s (%u live of %u slots)\n", h.ifname, name,
+		       a->pos[2], xs_pool_live(&pool), pool.hdr.n_buckets);
+out:
+	xs_pool_free(&pool);
+	free(all);
+	xs_close(&h);
+	return err;
+}
+
+int xs_cmd_service_list(const struct xs_args *a)
+{
+	bool json = xs_flag(a, "json");
+	struct xs_service_entry *sv = NULL;
+	struct xs_target *all = NULL;
+	struct xs_handle h;
+	__u32 n, i, t, nb;
+	int err;
+
+	err = xs_open(a->pos[0], &h);
+	if (err)
+		return err;
+	err = -ENOMEM;
+	all = calloc(XS_MAX_TARGETS, sizeof(*all));
+	if (!all)
+		goto out;
+	err = xs_targets_read(&h, all) ?: xs_services_list(&h, &sv, &n);
+	if (err)
+		goto out;
+	if (json)
+		printf("[");
+	for (i = 0; i < n; i++) {
+		struct xs_pool pool;
+		char name[80], addr[INET6_ADDRSTRLEN], src4[INET_ADDRSTRLEN],
+			src6[INET6_ADDRSTRLEN];
+		const struct xs_service *s = &sv[i].svc;
+
+		if (xs_pool_read(&h, s->id, &pool)) {
+			err = -EIO;
+			continue;
+		}
+		xs_format_service(&sv[i].key, name, sizeof(name));
+		inet_ntop(AF_INET, &s->src4, src4, sizeof(src4));
+		inet_ntop(AF_INET6, s->src6, src6, sizeof(src6));
+		if (json)
+			printf("%s{\"service\": \"%s\", \"id\": %u, \"algo\": \"%s\", "
+			       "\"hand_size\": %u, \"encap\": \"%s\", \"tunnel_src\": \"%s/%u\", "
+			       "\"tunnel_src6\": \"%s/%u\", \"slots\": %u, \"backends\": [",
+			       i ? ", " : "", name, s->id,
+			       pool.hdr.algo == XS_ALGO_SHUFFLE ? "shuffle" : "jump",
+			       pool.hdr.hand_size, s->encap == XS_ENCAP_L2 ? "l2" : "ipip", src4,
+			       32 - s->src4_bits, src6, 128 - s->src6_bits, pool.hdr.n_buckets);
+		else if (pool.hdr.algo == XS_ALGO_SHUFFLE)
+			printf("%s id %u: shuffle (hand %u), %s, %u live of %u slots\n", name,
+			       s->id, pool.hdr.hand_size, s->encap == XS_ENCAP_L2 ? "l2" : "ipip",
+			       xs_pool_live(&pool), pool.hdr.n_buckets);
+		else
+			printf("%s id %u: jump, %s, %u live of %u slots\n", name, s->id,
+			       s->encap == XS_ENCAP_L2 ? "l2" : "ipip", xs_pool_live(&pool),
+			       pool.hdr.n_buckets);
+		for (t = XS_BACKEND_BASE, nb = 0; t < XS_MAX_TARGETS; t++) {
+			if (all[t].kind != XS_TARGET_BACKEND || all[t].service != s->id)
+				continue;
+			xs_format_addr(all[t].addr, addr, sizeof(addr));
+			if (json)
+				printf("%s{\"backend\": \"%s\", \"weight\": %u, \"id\": %u}",
+				       nb ? ", " : "", addr, all[t].weight, t);
+			else
+				printf("  backend %-40s weight %u\n", addr, all[t].weight);
+			nb++;
+		}
+		if (json)
+			printf("]}");
+		xs_pool_free(&pool);
+	}
+	if (json)
+		printf("]\n");
+	else if (!n)
+		printf("(no services on %s)\n", h.ifname);
+out:
+	free(sv);
+	free(all);
+	xs_close(&h);
+	return err;
+}

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#include <errno.h>
+#include <ifaddrs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <bpf/bpf.h>
+#include "cli.h"
+#include "log.h"
+#include "service.h"
+
+int xs_parse_service(const char *s, struct xs_service_key *key)
+{
+	char buf[96], *slash;
+	struct xs_endpoint ep;
+	__u8 proto;
+	size_t len;
+
+	memset(key, 0, sizeof(*key));
+	slash = strrchr(s, '/');
+	if (!slash || strlen(s) >= sizeof(buf)) {
+		pr_warn("service: '%s' is not VIP:PORT/PROTO (e.g. 10.0.0.10:80/tcp or "
+			"[2001:db8::10]:443/tcp)\n", s);
+		return -EINVAL;
+	}
+	if (xs_parse_proto(slash + 1, &proto))
+		return -EINVAL;
+	if (proto != IPPROTO_TCP && proto != IPPROTO_UDP) {
+		pr_warn("service: protocol '%s' is not tcp or udp\n", slash + 1);
+		return -EINVAL;
+	}
+	len = (size_t)(slash - s);
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	/* PORT "*" is the VIP's any-port service, stored as port 0. */
+	if (len >= 2 && !strcmp(buf + len - 2, ":*"))
+		strcpy(buf + len - 1, "0");
+	if (xs_parse_endpoint(buf, "service", &ep))
+		return -EINVAL;
+	memcpy(key->vip, ep.addr, sizeof(key->vip));
+	key->port = ep.port;
+	key->proto = proto;
+	return 0;
+}
+
+int xs_format_service(const struct xs_service_key *key, char *buf, size_t len)
+{
+	char addr[INET6_ADDRSTRLEN], port[8], pbuf[8];
+	bool v4 = !key->vip[0] && !key->vip[1] && key->vip[2] == htonl(0xffff);
+
+	xs_format_addr(key->vip, addr, sizeof(addr));
+	if (key->port)
+		snprintf(port, sizeof(port), "%u", ntohs(key->port));
+	else
+		snprintf(port, sizeof(port), "*");
+	return snprintf(buf, len, v4 ? "%s:%s/%s" : "[%s]:%s/%s", addr, port,
+			xs_proto_name(key->proto, pbuf, sizeof(pbuf)));
+}
+
+int xs_service_get(const struct xs_handle *h, const struct xs_service_key *key,
+		   struct xs_service *svc)
+{
+	char name[80];
+
+	if (!bpf_map_lookup_elem(h->services_fd, key, svc))
+		return 0;
+	xs_format_service(key, name, sizeof(name));
+	pr_warn("%s: no service %s (xdpsteer service list %s shows them)\n", h->ifname, name,
+		h->ifname);
+	return -ENOENT;
+}
+
+static int xs_cmp_service(const void *a, const void *b)
+{
+	const struct xs_service_entry *x = a, *y = b;
+
+	return (x->svc.id > y->svc.id) - (x->svc.id < y->svc.id);
+}
+
+int xs_services_list(const struct xs_handle *h, struct xs_service_entry **out, __u32 *n)
+{
+	struct xs_service_key key, next;
+	struct xs_service_entry *v;
+	void *prev = NULL;
+
+	*n = 0;
+	*out = v = calloc(XS_MAX_SERVICES, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	while (*n < XS_MAX_SERVICES && !bpf_map_get_next_key(h->services_fd, prev, &next)) {
+		if (!bpf_map_lookup_elem(h->services_fd, &next, &v[*n].svc)) {
+			v[*n].key = next;
+			(*n)++;
+		}
+		key = next;
+		prev = &key;
+	}
+	qsort(v, *n, sizeof(*v), xs_cmp_service);
+	return 0;
+}
+
+/* "A.B.C.D/N" or "X::Y/N": the prefix, and how many low bits vary per flow. */
+int xs_parse_cidr(const char *s, int family, __be32 *addr, __u8 *host_bits)
+{
+	char buf[INET6_ADDRSTRLEN + 5], *slash;
+	__u32 plen, max = family == AF_INET ? 32 : 128;
+	__be32 a[4] = { 0 };
+	int i;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	slash = strchr(buf, '/');
+	if (slash)
+		*slash = 0;
+	if (inet_pton(family, buf, a) != 1 ||
+	    (slash && xs_parse_u32(slash + 1, "prefix length", 0, max, &plen))) {
+		pr_warn("tunnel source: '%s' is not an IPv%d prefix like %s\n", s,
+			family == AF_INET ? 4 : 6,
+			family == AF_INET ? XS_DEFAULT_TUNNEL_SRC4 : XS_DEFAULT_TUNNEL_SRC6);
+		return -EINVAL;
+	}
+	if (!slash)
+		plen = max;
+	/* The flow hash fills at most the last 32 bits. */
+	*host_bits = (__u8)(max - plen > 32 ? 32 : max - plen);
+	if (family == AF_INET) {
+		__u32 mask = *host_bits >= 32 ? 0 : ~0U << *host_bits;
+
+		addr[0] = a[0] & htonl(mask);
+		return 0;
+	}
+	for (i = 0; i < 4; i++)
+		addr[i] = a[i];
+	addr[3] &= htonl(*host_bits >= 32 ? 0 : ~0U << *host_bits);
+	return 0;
+}
+
+bool xs_addr_is_local(const __be32 addr[4])
+{
+	bool v4 = !addr[0] && !addr[1] && addr[2] == htonl(0xffff), found = false;
+	struct ifaddrs *ifa, *i;
+
+	if (getifaddrs(&ifa))
+		return false;
+	for (i = ifa; i && !found; i = i->ifa_next) {
+		if (!i->ifa_addr)
+			continue;
+		if (v4 && i->ifa_addr->sa_family == AF_INET)
+			found = ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr == addr[3];
+		else if (!v4 && i->ifa_addr->sa_family == AF_INET6)
+			found = !memcmp(&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr, addr, 16);
+	}
+	freeifaddrs(ifa);
+	return found;
+}
+
+int xs_tx_ports_sync(const struct xs_handle *h)
+{
+	struct if_nameindex *ifs = if_nameindex(), *i;
+	int added = 0;
+
+	if (!ifs)
+		return -errno;
+	for (i = ifs; i->if_index; i++) {
+		struct bpf_devmap_val v = { .ifindex = i->if_index };
+
+		/* A device without XDP transmit (loopback, ...) is refused: skip it. */
+		if (!bpf_map_update_elem(h->tx_ports_fd, &i->if_index, &v, BPF_ANY))
+			added++;
+	}
+	if_freenameindex(ifs);
+	pr_debug("%s: %d interfaces in xs_tx_ports\n", h->ifname, added);
+	return 0;
+}
