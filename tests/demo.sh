@@ -7,6 +7,7 @@
 # and removes everything it made. Needs root. V=1 shows every command.
 set -euo pipefail
 
+# shellcheck source=tests/ns/lib.sh
 . "$(dirname "$0")/ns/lib.sh"
 
 FLOWS_N=1000   # flows per round

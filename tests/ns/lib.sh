@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034 # (variables here are read by the sourcing scripts)
 #
 # Shared harness for the xdpsteer namespace tests and the demo (source it).
 # Modelled on xdp-tools' lib/testing/test_runner.sh.
@@ -299,9 +299,22 @@ cleanup() {
 # Install the cleanup trap; signals end the script through EXIT.
 install_trap() {
 	trap cleanup EXIT
-	trap 'exit 130' INT
-	trap 'exit 143' TERM
+	trap '_on_signal INT 130' INT
+	trap '_on_signal TERM 143' TERM
 	trap 'exit 141' PIPE
+}
+
+# A signal (the watchdog's TERM, ^C) mid-test still reports that test as failed
+# and prints the summary line before the cleanup runs.
+_on_signal() {
+	if [ -n "${_XS_CURRENT:-}" ]; then
+		echo "FAIL: $_XS_CURRENT: interrupted by SIG$1"
+		[ -f "$XS_TMP/$_XS_CURRENT.log" ] && tail -n 20 "$XS_TMP/$_XS_CURRENT.log" | sed 's/^/    /'
+		_XS_FAILED=$((_XS_FAILED + 1))
+		_XS_CURRENT=""
+		[ -n "${XS_SUITE:-}" ] && finish "$XS_SUITE"
+	fi
+	exit "$2"
 }
 
 # ---- reporting ------------------------------------------------------------
@@ -312,6 +325,7 @@ install_trap() {
 run_test() {
 	local name=$1 fn=$2 log rc
 	log=$XS_TMP/$name.log
+	_XS_CURRENT=$name
 	set +e
 	if [ "$V" = 1 ]; then
 		(
@@ -331,6 +345,7 @@ run_test() {
 		rc=$?
 	fi
 	set -e
+	_XS_CURRENT=""
 	case $rc in
 	0)
 		echo "PASS: $name"

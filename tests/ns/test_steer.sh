@@ -10,13 +10,14 @@
 #   tests/ns/test_steer.sh [TEST...]     (default: all, in order)
 set -euo pipefail
 
-SUITE=ns
+XS_SUITE=ns
 # A hard bound on the whole run; TERM still runs the cleanup trap.
 if [ -z "${XS_NS_WATCHDOG:-}" ]; then
 	export XS_NS_WATCHDOG=1
-	exec timeout -k 20 "${XS_NS_TIMEOUT:-240}" "$0" "$@"
+	exec timeout -k 20 "${XS_NS_TIMEOUT:-240}" bash "$0" "$@"
 fi
 
+# shellcheck source=tests/ns/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 # Fixed seeds make every spread and every moved set deterministic.
@@ -363,16 +364,16 @@ ALL_TESTS=(counters_match_predictions processed_on_target_cpu growth_moves_only_
 main() {
 	local t
 	install_trap
-	preflight || fatal "$SUITE" "$PREFLIGHT_REASON"
+	preflight || fatal "$XS_SUITE" "$PREFLIGHT_REASON"
 	{
 		setup_testbed && add_client_ips $((N_SRC - 1)) &&
 			add_dev_target_if a deliver && add_dev_target_if b deliver
-	} || fatal "$SUITE" "cannot build the namespace testbed (veth, netns)"
+	} || fatal "$XS_SUITE" "cannot build the namespace testbed (veth, netns)"
 	for t in "${@:-${ALL_TESTS[@]}}"; do
-		declare -F "t_$t" >/dev/null || fatal "$SUITE" "no test named $t"
+		declare -F "t_$t" >/dev/null || fatal "$XS_SUITE" "no test named $t"
 		run_test "$t" "t_$t"
 	done
-	finish "$SUITE"
+	finish "$XS_SUITE"
 }
 
 main "$@"
