@@ -40,9 +40,9 @@ endif
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -Wall -Wno-unused-function
 
-BPF_SRC := bpf/xdpsteer.bpf.c
-BPF_OBJ := $(BUILD)/xdpsteer.bpf.o
-SKEL := $(BUILD)/xdpsteer.skel.h
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
+SKEL := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
 HEADERS := $(wildcard include/*.h bpf/*.h user/*.h)
 
 LIB_SRC := $(filter-out user/main.c,$(wildcard user/*.c))
@@ -65,13 +65,13 @@ deps:
 $(BUILD) $(BUILD)/user $(BUILD)/tests $(BUILD)/bench:
 	$(Q)mkdir -p $@
 
-$(BPF_OBJ): $(BPF_SRC) $(HEADERS) | $(BUILD)
+$(BUILD)/%.bpf.o: bpf/%.bpf.c $(HEADERS) | $(BUILD)
 	$(call msg,BPF,$@)
 	$(Q)$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-$(SKEL): $(BPF_OBJ)
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(call msg,SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< name xdpsteer > $@
+	$(Q)$(BPFTOOL) gen skeleton $< name $* > $@
 
 $(BUILD)/user/%.o: user/%.c $(SKEL) $(HEADERS) | $(BUILD)/user
 	$(call msg,CC,$@)

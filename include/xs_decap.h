@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * The backend-side decapsulation program (bpf/xs_decap.bpf.c) and the CLI's
+ * `xdpsteer decap ...` share these: the local-address key and the counters.
+ */
+#ifndef XS_DECAP_H
+#define XS_DECAP_H
+
+#include "xs_common.h"
+
+/* xs_decap_addrs key: an address of this host (IPv4 stored IPv4-mapped). */
+struct xs_decap_addr {
+	__be32 addr[4];
+};
+
+#define XS_DECAP_COUNTERS(X)                                                   \
+	X(XS_D_IPIP, "ipip", "decapsulated: IPv4 in IPv4")                     \
+	X(XS_D_4IN6, "ipv4_in_ipv6", "decapsulated: IPv4 in IPv6")             \
+	X(XS_D_6IN6, "ip6ip6", "decapsulated: IPv6 in IPv6")                   \
+	X(XS_D_NOT_TUNNEL, "not_tunnel", "passed: not IPIP/IPv6 tunnel traffic") \
+	X(XS_D_NOT_LOCAL, "not_local", "passed: tunnel to an address not ours") \
+	X(XS_D_FRAGMENT, "outer_fragment", "passed: fragmented outer packet")  \
+	X(XS_D_MALFORMED, "malformed", "passed: cut short or bad header")      \
+	X(XS_D_ERROR, "error", "passed: could not strip the header")
+
+#define XS_DECAP_ENUM(e, name, help) e,
+enum xs_decap_counter { XS_DECAP_COUNTERS(XS_DECAP_ENUM) XS_D_MAX };
+#undef XS_DECAP_ENUM
+
+#endif /* XS_DECAP_H */
