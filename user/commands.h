@@ -13,5 +13,7 @@ int xs_cmd_target_del(const struct xs_args *a);
 int xs_cmd_target_list(const struct xs_args *a);
 int xs_cmd_stats(const struct xs_args *a);
 int xs_cmd_lookup(const struct xs_args *a);
+int xs_cmd_sim_resize(const struct xs_args *a);
+int xs_cmd_sim_isolation(const struct xs_args *a);
 
 #endif /* XS_COMMANDS_H */
