@@ -18,5 +18,7 @@ int xs_cmd_service_del(const struct xs_args *a);
 int xs_cmd_service_list(const struct xs_args *a);
 int xs_cmd_backend_add(const struct xs_args *a);
 int xs_cmd_backend_del(const struct xs_args *a);
+int xs_cmd_sim_resize(const struct xs_args *a);
+int xs_cmd_sim_isolation(const struct xs_args *a);
 
 #endif /* XS_COMMANDS_H */

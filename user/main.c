@@ -28,6 +28,33 @@ static const struct xs_opt target_add_opts[] = {
 	{ "qsize", "Q", "cpu: cpumap queue size in frames, 1-16384 (default 2048)" },
 	{ 0 },
 };
+static const struct xs_opt sim_resize_opts[] = {
+	{ "keys", "N", "keys to place (default 1000000)" },
+	{ "from", "A", "shards before (default 20)" },
+	{ "to", "B", "shards after (default 21)" },
+	{ "remove", "K", "instead of --to: remove shard K of --from from the middle" },
+	{ "check-every", "N", "check every Nth key against the kernel decision; 0: none (100)" },
+	{ "threads", "N", "threads sharing the keys of each row, 1-16 (default: online CPUs)" },
+	{ "csv", NULL, "print CSV" },
+	{ "json", NULL, "print JSON" },
+	{ "plot", "FILE.svg", "draw moved share and balance per algorithm" },
+	{ 0 },
+};
+static const struct xs_opt sim_isolation_opts[] = {
+	{ "tenants", "T", "tenants; the hand key is the tenant (default 1000)" },
+	{ "queues", "N", "queues (default 16)" },
+	{ "heavy", "K", "heavy tenants (default 4)" },
+	{ "ratio", "R", "a heavy tenant's rate over a light one's (default 100)" },
+	{ "hands", "LIST", "shuffle hand sizes (default 1,2,3,4,6,8)" },
+	{ "load", "PCT", "offered load, % of all queues' capacity (default 80)" },
+	{ "flow-packets", "P", "packets per flow (default 16)" },
+	{ "events", "N", "packets simulated per row (default 1000000)" },
+	{ "seed", "S", "RNG seed of the queue model (default 1)" },
+	{ "csv", NULL, "print CSV" },
+	{ "json", NULL, "print JSON" },
+	{ "plot", "FILE.svg", "draw the isolation curve against H" },
+	{ 0 },
+};
 
 static const struct xs_opt service_add_opts[] = {
 	{ "algo", "jump|shuffle", "selection algorithm (default jump)" },
@@ -67,6 +94,10 @@ const struct xs_cmd xs_commands[] = {
 	  backend_add_opts, xs_cmd_backend_add },
 	{ "backend del", "IFACE VIP:PORT/PROTO BACKEND_IP", "remove a backend (only its flows move)",
 	  3, 3, NULL, xs_cmd_backend_del },
+	{ "sim resize", "", "compare sharding algorithms when shards are added or removed", 0, 0,
+	  sim_resize_opts, xs_cmd_sim_resize },
+	{ "sim isolation", "", "noisy neighbours: modulo, jump and shuffle sharding by hand size",
+	  0, 0, sim_isolation_opts, xs_cmd_sim_isolation },
 	{ 0 },
 };
 

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* sim resize, sim isolation: option parsing and output; no root, no interface. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli.h"
+#include "commands.h"
+#include "log.h"
+#include "sim.h"
+#include "xs_shuffle.h"
+
+static int sim_format(const struct xs_args *a, enum xs_sim_format *fmt)
+{
+	if (xs_flag(a, "csv") && xs_flag(a, "json")) {
+		pr_warn("%s: --csv and --json exclude each other\n", a->cmd->words);
+		return -EINVAL;
+	}
+	*fmt = xs_flag(a, "csv") ? XS_SIM_CSV : xs_flag(a, "json") ? XS_SIM_JSON : XS_SIM_TEXT;
+	return 0;
+}
+
+/* An optional --name value, left at its default when absent. */
+static int opt_u32(const struct xs_args *a, const char *name, __u32 min, __u32 max, __u32 *out)
+{
+	const char *s = xs_arg(a, name);
+	char what[40];
+
+	if (!s)
+		return 0;
+	snprintf(what, sizeof(what), "--%s", name);
+	return xs_parse_u32(s, what, min, max, out);
+}
+
+int xs_cmd_sim_resize(const struct xs_args *a)
+{
+	struct xs_sim_resize_opts o = {
+		.keys = 1000000, .from = 20, .to = 21, .remove = XS_NO_TARGET, .check_every = 100,
+	};
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	const char *plot = xs_arg(a, "plot");
+	enum xs_sim_format fmt;
+	struct xs_sim_resize *r;
+	int err;
+
+	if (sim_format(a, &fmt) || opt_u32(a, "keys", 1, 100000000, &o.keys) ||
+	    opt_u32(a, "from", 1, XS_MAX_TARGETS, &o.from) ||
+	    opt_u32(a, "to", 1, XS_MAX_TARGETS, &o.to) ||
+	    opt_u32(a, "remove", 0, XS_MAX_TARGETS - 1, &o.remove) ||
+	    opt_u32(a, "check-every", 0, 100000000, &o.check_every))
+		return -EINVAL;
+	o.threads = cpus > 0 ? (__u32)cpus : 1;
+	if (opt_u32(a, "threads", 1, 16, &o.threads))
+		return -EINVAL;
+	if (o.remove != XS_NO_TARGET && (o.remove >= o.from || o.from < 2)) {
+		pr_warn("sim resize: --remove %u is not one of the %u shards (0 to %u), or it is "
+			"the only one\n", o.remove, o.from, o.from - 1);
+		return -EINVAL;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	err = xs_sim_resize_run(&o, r);
+	if (!err) {
+		xs_sim_resize_print(r, fmt, stdout);
+		if (plot)
+			err = xs_sim_resize_svg(r, plot);
+	}
+	free(r);
+	return err;
+}
+
+/* "1,2,4": hand sizes, each checked against the deck by xs_iso_run(). */
+static int parse_hands(const char *s, struct xs_iso_opts *o)
+{
+	char buf[128], *tok, *save = NULL;
+
+	o->nhands = 0;
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (o->nhands >= XS_ISO_MAX_HANDS) {
+			pr_warn("--hands: at most %d hand sizes\n", XS_ISO_MAX_HANDS);
+			return -EINVAL;
+		}
+		if (xs_parse_u32(tok, "--hands", 1, XS_MAX_HAND, &o->hands[o->nhands++]))
+			return -EINVAL;
+	}
+	if (!o->nhands) {
+		pr_warn("--hands: name at least one hand size, e.g. 1,2,4\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int xs_cmd_sim_isolation(const struct xs_args *a)
+{
+	struct xs_iso_opts o = {
+		.tenants = 1000, .queues = 16, .heavy = 4, .ratio = 100,
+		.hands = { 1, 2, 3, 4, 6, 8 }, .nhands = 6,
+		.events = 1000000, .flow_packets = 16, .util = 0.8, .rng_seed = 1,
+	};
+	const char *plot = xs_arg(a, "plot"), *hands = xs_arg(a, "hands");
+	__u32 load_pct = 80, seed = 1;
+	enum xs_sim_format fmt;
+	struct xs_iso_result *r;
+	int err;
+
+	if (sim_format(a, &fmt) || opt_u32(a, "tenants", 2, 10000000, &o.tenants) ||
+	    opt_u32(a, "queues", 1, XS_MAX_BUCKETS, &o.queues) ||
+	    opt_u32(a, "heavy", 0, 10000000, &o.heavy) ||
+	    opt_u32(a, "ratio", 1, 1000000, &o.ratio) ||
+	    opt_u32(a, "events", 1000, 200000000, &o.events) ||
+	    opt_u32(a, "flow-packets", 1, 1000000, &o.flow_packets) ||
+	    opt_u32(a, "load", 1, 99, &load_pct) || opt_u32(a, "seed", 0, ~0u, &seed) ||
+	    (hands && parse_hands(hands, &o)))
+		return -EINVAL;
+	o.util = load_pct / 100.0;
+	o.rng_seed = seed;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	err = xs_iso_run(&o, r);
+	if (!err) {
+		xs_iso_print(r, fmt, stdout);
+		if (plot)
+			err = xs_iso_svg(r, plot);
+	}
+	free(r);
+	return err;
+}
