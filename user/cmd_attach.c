@@ -92,70 +92,8 @@ static int xs_parse_attach(const struct xs_args *a, struct xs_attach_cfg *cfg)
 	return 0;
 }
 
-/* Remove everything in the pin directory, then the directory itself. */
-static int xs_unpin_all(const char *dir)
-{
-	char path[PATH_MAX];
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	int err = 0;
 
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (xs_pin_path(path, sizeof(path), dir, de->d_name) || unlink(path)) {
-			err = -errno;
-			pr_warn("cannot remove pin %s/%s: %s\n", dir, de->d_name, strerror(errno));
-		}
-	}
-	closedir(d);
-	if (rmdir(dir) && errno != ENOENT) {
-		err = -errno;
-		pr_warn("cannot remove %s: %s\n", dir, strerror(errno));
-	}
-	return err;
-}
 
-/*
- * xdpsteer coexists only with programs libxdp manages. A program attached
- * some other way (ip link, another loader) cannot be shared, so say so.
- */
-static int xs_check_iface_free(const char *ifname, int ifindex)
-{
-	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
-	struct xdp_program *main_prog;
-	int err = 0;
-
-	if (libxdp_get_error(mp))
-		return 0; /* nothing attached */
-	main_prog = xdp_multiprog__main_prog(mp);
-	if (xdp_multiprog__is_legacy(mp) && main_prog) {
-		pr_warn("%s already has XDP program '%s' (id %u) that was not attached through a "
-			"libxdp dispatcher, so xdpsteer cannot run beside it; remove it first "
-			"(ip link set dev %s xdp off, or xdp-loader unload %s --all)\n",
-			ifname, xdp_program__name(main_prog), xdp_program__id(main_prog), ifname,
-			ifname);
-		err = -EBUSY;
-	}
-	xdp_multiprog__close(mp);
-	return err;
-}
-
-static int xs_pin_obj(int fd, const char *dir, const char *name)
-{
-	char path[PATH_MAX];
-
-	if (xs_pin_path(path, sizeof(path), dir, name) || bpf_obj_pin(fd, path) ||
-	    chmod(path, 0600)) {
-		int err = -errno;
-
-		pr_warn("cannot pin %s/%s: %s\n", dir, name, strerror(errno));
-		return err ? err : -EINVAL;
-	}
-	return 0;
-}
 
 static int xs_set_pin_paths(struct xdpsteer *skel, const char *dir)
 {
@@ -173,20 +111,6 @@ static int xs_set_pin_paths(struct xdpsteer *skel, const char *dir)
 	return 0;
 }
 
-static int xs_chmod_pins(const char *dir)
-{
-	char path[PATH_MAX];
-	struct dirent *de;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return -errno;
-	while ((de = readdir(d)))
-		if (de->d_name[0] != '.' && !xs_pin_path(path, sizeof(path), dir, de->d_name))
-			chmod(path, 0600);
-	closedir(d);
-	return 0;
-}
 
 int xs_cmd_attach(const struct xs_args *a)
 {

@@ -18,6 +18,9 @@ int xs_cmd_service_del(const struct xs_args *a);
 int xs_cmd_service_list(const struct xs_args *a);
 int xs_cmd_backend_add(const struct xs_args *a);
 int xs_cmd_backend_del(const struct xs_args *a);
+int xs_cmd_decap_attach(const struct xs_args *a);
+int xs_cmd_decap_detach(const struct xs_args *a);
+int xs_cmd_decap_stats(const struct xs_args *a);
 int xs_cmd_sim_resize(const struct xs_args *a);
 int xs_cmd_sim_isolation(const struct xs_args *a);
 

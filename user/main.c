@@ -64,6 +64,10 @@ static const struct xs_opt service_add_opts[] = {
 	{ "tunnel-src6", "CIDR", "ipip: outer IPv6 source prefix (default fd00:7873::/96)" },
 	{ 0 },
 };
+static const struct xs_opt decap_attach_opts[] = {
+	{ "xdp-mode", "native|skb", "XDP attach mode (default native)" },
+	{ 0 },
+};
 static const struct xs_opt backend_add_opts[] = {
 	{ "weight", "W", "share of new flows, 1-256 (default 1): W slots" },
 	{ 0 },
@@ -94,6 +98,12 @@ const struct xs_cmd xs_commands[] = {
 	  backend_add_opts, xs_cmd_backend_add },
 	{ "backend del", "IFACE VIP:PORT/PROTO BACKEND_IP", "remove a backend (only its flows move)",
 	  3, 3, NULL, xs_cmd_backend_del },
+	{ "decap attach", "IFACE", "backend side: strip xdpsteer's tunnel headers on IFACE", 1, 1,
+	  decap_attach_opts, xs_cmd_decap_attach },
+	{ "decap detach", "IFACE", "remove the decap program from IFACE", 1, 1, NULL,
+	  xs_cmd_decap_detach },
+	{ "decap stats", "IFACE", "what the decap program did", 1, 1, json_opts,
+	  xs_cmd_decap_stats },
 	{ "sim resize", "", "compare sharding algorithms when shards are added or removed", 0, 0,
 	  sim_resize_opts, xs_cmd_sim_resize },
 	{ "sim isolation", "", "noisy neighbours: modulo, jump and shuffle sharding by hand size",

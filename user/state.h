@@ -54,6 +54,10 @@ bool xs_is_attached(const char *ifname);
 int xs_open(const char *ifname, struct xs_handle *h);
 void xs_close(struct xs_handle *h);
 int xs_obj_get(const struct xs_handle *h, const char *name);
+int xs_unpin_all(const char *dir);
+int xs_pin_obj(int fd, const char *dir, const char *name);
+int xs_chmod_pins(const char *dir);
+int xs_check_iface_free(const char *ifname, int ifindex);
 
 int xs_pool_read(const struct xs_handle *h, __u32 pool_id, struct xs_pool *p);
 int xs_pool_publish(const struct xs_handle *h, __u32 pool_id, struct xs_pool *p);
