@@ -244,19 +244,21 @@ static __always_inline int xs_flow_key_eq(const struct xs_flow_key *a, const str
 
 static __always_inline void xs_cache_fill(struct xs_flow_cache_entry *c,
 					  const struct xs_flow_key *k,
-					  const struct xs_flow_pin *pin)
+					  const struct xs_flow_pin *pin, __u32 pool)
 {
 	if (!c)
 		return;
 	__builtin_memcpy(&c->key, k, sizeof(c->key));
 	c->pin = *pin;
+	c->pool = pool;
 	c->hits = 1;
 }
 
 /*
- * The flow's target in pool @pool_id: its pin while the pinned target lives,
- * else a fresh decision, pinned. NULL when the pool has nothing live; *why
- * then names the counter.
+ * The flow's target in pool @pool_id when the flow cache did not answer: its
+ * pin in the LRU while the pinned target lives, else a fresh decision, pinned.
+ * Either way the answer goes into @cached. NULL when the pool has nothing
+ * live; *why then names the counter.
  */
 /* A flow's first FIN or RST: count the backend's flow as closed, once. */
 static __always_inline void xs_pin_close(struct xs_flow_pin *lru, struct xs_flow_pin *cache,
@@ -275,14 +277,12 @@ static __always_inline void xs_pin_close(struct xs_flow_pin *lru, struct xs_flow
 		s->closed++;
 }
 
-static __always_inline const struct xs_target *xs_flow_target(__u32 pool_id,
-							     const struct xs_flow_key *key,
-							     __u8 tcp_flags,
-							     struct xs_flow_pin *pin, __u32 *why)
+static __always_inline const struct xs_target *
+xs_flow_target(__u32 pool_id, const struct xs_flow_key *key, __u8 tcp_flags,
+	       struct xs_flow_cache_entry *cached, struct xs_flow_pin *pin, __u32 *why)
 {
 	int ending = tcp_flags & (XS_TCP_FIN | XS_TCP_RST);
 	struct xs_target_stats *s;
-	struct xs_flow_cache_entry *cached = NULL;
 	struct xs_flow_pin *old_pin = NULL;
 	const struct xs_target *t;
 	struct xs_flow_key flow;
@@ -302,16 +302,6 @@ static __always_inline const struct xs_target *xs_flow_target(__u32 pool_id,
 	/* A flow is what the configured flow fields say it is. */
 	xs_flow_key_mask(&flow, key, e->hdr.flow_fields, XS_DOMAIN_FLOW);
 	if (cfg_flow_table) {
-		cached = xs_cache_slot(&flow);
-		if (cached && xs_flow_key_eq(&cached->key, &flow)) {
-			t = xs_live_target(cached->pin.target, cached->pin.uid);
-			/* Touch the LRU now and then so it sees the flow as live. */
-			if (t && !ending && (++cached->hits & (XS_CACHE_REFRESH - 1))) {
-				xs_count(XS_C_FLOW_HIT);
-				*pin = cached->pin;
-				return t;
-			}
-		}
 		old_pin = bpf_map_lookup_elem(&xs_flows, &flow);
 		if (old_pin) {
 			t = xs_live_target(old_pin->target, old_pin->uid);
@@ -319,7 +309,7 @@ static __always_inline const struct xs_target *xs_flow_target(__u32 pool_id,
 				if (ending)
 					xs_pin_close(old_pin, NULL, old_pin);
 				*pin = *old_pin;
-				xs_cache_fill(cached, &flow, pin);
+				xs_cache_fill(cached, key, pin, pool_id);
 				xs_count(XS_C_FLOW_HIT);
 				return t;
 			}
@@ -344,7 +334,7 @@ static __always_inline const struct xs_target *xs_flow_target(__u32 pool_id,
 		s->opened++;
 	if (cfg_flow_table) {
 		bpf_map_update_elem(&xs_flows, &flow, pin, BPF_ANY);
-		xs_cache_fill(cached, &flow, pin);
+		xs_cache_fill(cached, key, pin, pool_id);
 		xs_count(old_pin ? XS_C_FLOW_REPIN : XS_C_FLOW_NEW);
 	}
 	return t;
@@ -407,13 +397,34 @@ static __always_inline int xs_deliver_backend(struct xdp_md *ctx, const struct x
 		ss->bytes += p->ip_len;
 	}
 	if (svc->encap == XS_ENCAP_L2)
-		return xs_l2(ctx, t);
-	return xs_encap(ctx, p, svc, t, pin->hash, ss);
+		return xs_l2(ctx, t, pin->target);
+	return xs_encap(ctx, p, svc, t, pin->target, pin->hash, ss);
+}
+
+/*
+ * Established flows first: the per-CPU cache is keyed by the packet's own
+ * key, so a hit needs no service lookup and no pool lookup. The LRU stays the
+ * authority: every 64th hit goes the long way and refreshes it, and a FIN or
+ * RST always does, so the close is counted there.
+ */
+static __always_inline struct xs_flow_cache_entry *
+xs_cache_hit(const struct xs_parsed *p, struct xs_flow_cache_entry *c,
+	     const struct xs_target **t)
+{
+	if (!c || !xs_flow_key_eq(&c->key, &p->key))
+		return NULL;
+	if (p->tcp_flags & (XS_TCP_FIN | XS_TCP_RST))
+		return NULL;
+	*t = xs_live_target(c->pin.target, c->pin.uid);
+	if (!*t || !(++c->hits & (XS_CACHE_REFRESH - 1)))
+		return NULL;
+	return c;
 }
 
 SEC("xdp")
 int xdpsteer_xdp(struct xdp_md *ctx)
 {
+	struct xs_flow_cache_entry *cached = NULL, *hit;
 	const struct xs_service *svc = NULL;
 	struct xs_parsed p = {};
 	const struct xs_target *t;
@@ -432,6 +443,24 @@ int xdpsteer_xdp(struct xdp_md *ctx)
 	if (p.icmp == XS_ICMP_BAD_QUOTE)
 		xs_count(XS_C_ICMP_BAD_QUOTE);
 
+	if (cfg_flow_table && p.icmp != XS_ICMP_ECHO) {
+		cached = xs_cache_slot(&p.key);
+		hit = xs_cache_hit(&p, cached, &t);
+		if (hit) {
+			xs_count(XS_C_FLOW_HIT);
+			pin = hit->pin;
+			if (hit->pool == XS_POOL_QUEUES)
+				goto queue;
+			pool_id = hit->pool;
+			svc = bpf_map_lookup_elem(&xs_service_by_id, &pool_id);
+			if (svc && svc->id == pool_id)
+				goto backend;
+			/* The service went away: the slow path decides. */
+			svc = NULL;
+			pool_id = XS_POOL_QUEUES;
+		}
+	}
+
 	self = bpf_map_lookup_elem(&xs_self, &zero);
 	if (self && self->n_services) {
 		svc = xs_find_service(ctx, &p, &r);
@@ -441,15 +470,18 @@ int xdpsteer_xdp(struct xdp_md *ctx)
 			pool_id = svc->id;
 	}
 
-	t = xs_flow_target(pool_id, &p.key, p.tcp_flags, &pin, &why);
+	t = xs_flow_target(pool_id, &p.key, p.tcp_flags, cached, &pin, &why);
 	if (svc)
-		return xs_deliver_backend(ctx, &p, svc, t, &pin);
+		goto backend;
 	if (!t) {
 		/* With services, traffic for no VIP and no queue pool is left alone. */
 		xs_count(self && self->n_services && why == XS_C_NO_TARGETS ? XS_C_NOT_VIP : why);
 		return XDP_PASS;
 	}
+queue:
 	return xs_deliver(ctx, pin.target, t);
+backend:
+	return xs_deliver_backend(ctx, &p, svc, t, &pin);
 }
 
 /*

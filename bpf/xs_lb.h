@@ -65,35 +65,70 @@ static __always_inline void xs_outer_src6(const struct xs_service *svc, __u32 fl
 }
 
 /*
- * Next hop towards @be. Returns the BPF_FIB_LKUP_RET_* code; on success @fib
- * holds the egress ifindex and MACs. @tot_len > 0 asks for the MTU check.
+ * Next hop towards backend @id: from this CPU's cache while it is fresh,
+ * else from bpf_fib_lookup() (two lookups: one for the MACs, one that
+ * reports the route MTU). Returns the BPF_FIB_LKUP_RET_* code; on success
+ * *nh points at the cached entry. Failures are not cached.
  */
-static __always_inline int xs_fib(struct xdp_md *ctx, const struct xs_target *be, __u16 tot_len,
-				  struct bpf_fib_lookup *fib)
+static __always_inline int xs_nexthop(struct xdp_md *ctx, const struct xs_target *be, __u32 id,
+				      struct xs_nexthop **nh)
 {
-	__builtin_memset(fib, 0, sizeof(*fib));
-	fib->ifindex = ctx->ingress_ifindex;
-	fib->tot_len = tot_len;
+	struct bpf_fib_lookup fib;
+	struct xs_nexthop *c;
+	__u64 now = bpf_ktime_get_coarse_ns();
+	int rc;
+
+	c = bpf_map_lookup_elem(&xs_nexthops, &id);
+	if (!c)
+		return BPF_FIB_LKUP_RET_NOT_FWDED;
+	*nh = c;
+	if (c->uid == be->uid && now < c->expires)
+		return BPF_FIB_LKUP_RET_SUCCESS;
+
+	__builtin_memset(&fib, 0, sizeof(fib));
+	fib.ifindex = ctx->ingress_ifindex;
 	if (be->family == 4) {
-		fib->family = XS_AF_INET;
-		fib->ipv4_dst = be->addr[3];
+		fib.family = XS_AF_INET;
+		fib.ipv4_dst = be->addr[3];
 	} else {
-		fib->family = XS_AF_INET6;
-		__builtin_memcpy(fib->ipv6_dst, be->addr, 16);
+		fib.family = XS_AF_INET6;
+		__builtin_memcpy(fib.ipv6_dst, be->addr, 16);
 	}
-	return bpf_fib_lookup(ctx, fib, sizeof(*fib), 0);
+	rc = bpf_fib_lookup(ctx, &fib, sizeof(fib), 0);
+	if (rc != BPF_FIB_LKUP_RET_SUCCESS)
+		return rc;
+	__builtin_memcpy(c->smac, fib.smac, ETH_ALEN);
+	__builtin_memcpy(c->dmac, fib.dmac, ETH_ALEN);
+	c->ifindex = fib.ifindex;
+
+	/* Ask again with the largest length: the FIB answers with the route MTU. */
+	__builtin_memset(&fib, 0, sizeof(fib));
+	fib.ifindex = ctx->ingress_ifindex;
+	fib.tot_len = 0xffff;
+	if (be->family == 4) {
+		fib.family = XS_AF_INET;
+		fib.ipv4_dst = be->addr[3];
+	} else {
+		fib.family = XS_AF_INET6;
+		__builtin_memcpy(fib.ipv6_dst, be->addr, 16);
+	}
+	rc = bpf_fib_lookup(ctx, &fib, sizeof(fib), 0);
+	c->mtu = rc == BPF_FIB_LKUP_RET_FRAG_NEEDED ? fib.mtu_result : 0xffff;
+	c->uid = be->uid;
+	c->expires = now + XS_NEXTHOP_TTL_NS;
+	return BPF_FIB_LKUP_RET_SUCCESS;
 }
 
 /* Out of the interface the route says: XDP_TX if it is where we came in. */
-static __always_inline int xs_transmit(struct xdp_md *ctx, const struct bpf_fib_lookup *fib)
+static __always_inline int xs_transmit(struct xdp_md *ctx, __u32 ifindex)
 {
 	int act;
 
-	if (fib->ifindex == ctx->ingress_ifindex) {
+	if (ifindex == ctx->ingress_ifindex) {
 		xs_count(XS_C_TX);
 		return XDP_TX;
 	}
-	act = bpf_redirect_map(&xs_tx_ports, fib->ifindex, 0);
+	act = bpf_redirect_map(&xs_tx_ports, ifindex, 0);
 	if (act == XDP_REDIRECT) {
 		xs_count(XS_C_TX_REDIRECT);
 		return act;
@@ -110,14 +145,15 @@ static __always_inline int xs_transmit(struct xdp_md *ctx, const struct bpf_fib_
  */
 static __always_inline int xs_encap(struct xdp_md *ctx, const struct xs_parsed *p,
 				    const struct xs_service *svc, const struct xs_target *be,
-				    __u32 flow_hash, struct xs_service_stats *ss)
+				    __u32 id, __u32 flow_hash, struct xs_service_stats *ss)
 {
 	__u32 outer = be->family == 4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
 	int delta = (int)outer - ((int)p->l3_off - (int)sizeof(struct ethhdr));
-	struct bpf_fib_lookup fib;
+	struct xs_nexthop *nh = NULL;
 	unsigned char orig_dst[ETH_ALEN];
 	void *data, *data_end;
 	struct ethhdr *eth;
+	__u32 ifindex = 0;
 	int rc, no_neigh = 0;
 
 	data = (void *)(long)ctx->data;
@@ -127,19 +163,20 @@ static __always_inline int xs_encap(struct xdp_md *ctx, const struct xs_parsed *
 		return XDP_PASS;
 	__builtin_memcpy(orig_dst, eth->h_dest, ETH_ALEN);
 
-	rc = xs_fib(ctx, be, (__u16)(p->ip_len + outer), &fib);
-	if (rc == BPF_FIB_LKUP_RET_FRAG_NEEDED) {
+	rc = xs_nexthop(ctx, be, id, &nh);
+	if (rc == BPF_FIB_LKUP_RET_NO_NEIGH) {
+		no_neigh = 1;
+	} else if (rc != BPF_FIB_LKUP_RET_SUCCESS || !nh) {
+		xs_count(XS_C_FIB_FAIL);
+		return XDP_PASS;
+	} else if (p->ip_len + outer > nh->mtu) {
 		/* Policy: count and drop. Never send it on oversized or cut. */
 		if (ss)
 			ss->too_big++;
 		xs_count(XS_C_TOO_BIG);
 		return XDP_DROP;
-	}
-	if (rc == BPF_FIB_LKUP_RET_NO_NEIGH) {
-		no_neigh = 1;
-	} else if (rc != BPF_FIB_LKUP_RET_SUCCESS) {
-		xs_count(XS_C_FIB_FAIL);
-		return XDP_PASS;
+	} else {
+		ifindex = nh->ifindex;
 	}
 
 	if (bpf_xdp_adjust_head(ctx, -delta)) {
@@ -151,15 +188,14 @@ static __always_inline int xs_encap(struct xdp_md *ctx, const struct xs_parsed *
 	eth = data;
 	if ((void *)(eth + 1) > data_end)
 		return XDP_DROP;
-	if (no_neigh) {
+	if (no_neigh || !nh) {
 		/* Let the stack route the tunnel packet: it resolves the neighbour. */
 		__builtin_memcpy(eth->h_dest, orig_dst, ETH_ALEN);
 		__builtin_memcpy(eth->h_source, orig_dst, ETH_ALEN);
 	} else {
-		__builtin_memcpy(eth->h_dest, fib.dmac, ETH_ALEN);
-		__builtin_memcpy(eth->h_source, fib.smac, ETH_ALEN);
+		__builtin_memcpy(eth->h_dest, nh->dmac, ETH_ALEN);
+		__builtin_memcpy(eth->h_source, nh->smac, ETH_ALEN);
 	}
-
 	if (be->family == 4) {
 		struct iphdr *ip = (void *)(eth + 1);
 
@@ -200,33 +236,33 @@ static __always_inline int xs_encap(struct xdp_md *ctx, const struct xs_parsed *
 		xs_count(XS_C_NO_NEIGH);
 		return XDP_PASS;
 	}
-	return xs_transmit(ctx, &fib);
+	return xs_transmit(ctx, ifindex);
 }
 
 /* L2 direct server return: the frame is unchanged but for its MACs. */
-static __always_inline int xs_l2(struct xdp_md *ctx, const struct xs_target *be)
+static __always_inline int xs_l2(struct xdp_md *ctx, const struct xs_target *be, __u32 id)
 {
-	struct bpf_fib_lookup fib;
 	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = data;
+	struct xs_nexthop *nh = NULL;
 	int rc;
 
 	if ((void *)(eth + 1) > data_end)
 		return XDP_PASS;
-	rc = xs_fib(ctx, be, 0, &fib);
+	rc = xs_nexthop(ctx, be, id, &nh);
 	if (rc == BPF_FIB_LKUP_RET_NO_NEIGH) {
 		/* The stack resolves the backend's MAC on its own traffic; this
 		 * packet goes up unchanged and the flow's next packets use it. */
 		xs_count(XS_C_NO_NEIGH);
 		return XDP_PASS;
 	}
-	if (rc != BPF_FIB_LKUP_RET_SUCCESS) {
+	if (rc != BPF_FIB_LKUP_RET_SUCCESS || !nh) {
 		xs_count(XS_C_FIB_FAIL);
 		return XDP_PASS;
 	}
-	__builtin_memcpy(eth->h_dest, fib.dmac, ETH_ALEN);
-	__builtin_memcpy(eth->h_source, fib.smac, ETH_ALEN);
-	return xs_transmit(ctx, &fib);
+	__builtin_memcpy(eth->h_dest, nh->dmac, ETH_ALEN);
+	__builtin_memcpy(eth->h_source, nh->smac, ETH_ALEN);
+	return xs_transmit(ctx, nh->ifindex);
 }
 
 /*

@@ -116,6 +116,14 @@ struct {
 	__type(value, struct xs_service);
 } xs_services SEC(".maps");
 
+/* Service id -> service, for established flows found in the flow cache. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XS_MAX_POOLS);
+	__type(key, __u32);
+	__type(value, struct xs_service);
+} xs_service_by_id SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, XS_MAX_SERVICES);
@@ -129,6 +137,13 @@ struct {
 	__type(key, __u32);
 	__type(value, struct xs_service_stats);
 } xs_service_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XS_MAX_TARGETS);
+	__type(key, __u32);
+	__type(value, struct xs_nexthop);
+} xs_nexthops SEC(".maps");
 
 /* Egress interfaces for tunnelled and L2 traffic, keyed by ifindex. */
 struct {

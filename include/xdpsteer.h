@@ -205,9 +205,27 @@ enum xs_counter { XS_COUNTERS(XS_COUNTER_ENUM) XS_C_MAX };
 #define XS_FLOW_CACHE_SLOTS 8192
 #define XS_CACHE_REFRESH 64  /* every 64th cache hit also touches the LRU */
 struct xs_flow_cache_entry {
-	struct xs_flow_key key;
+	struct xs_flow_key key;  /* the packet's own key, as parsed */
 	struct xs_flow_pin pin;
-	__u64 hits;
+	__u32 pool;              /* pool the flow was placed in: 0 queues, else the service id */
+	__u32 hits;
+};
+
+/*
+ * xs_nexthops (per-CPU array, by target id): a backend's next hop as
+ * bpf_fib_lookup() last found it. A FIB lookup costs about 95 ns, more than
+ * the rest of an established packet, so each CPU looks a backend up again
+ * only every XS_NEXTHOP_TTL_NS (and whenever the backend's uid changes).
+ */
+#define XS_NEXTHOP_TTL_NS 200000000ULL /* 200 ms: how late a changed neighbour or route is seen */
+struct xs_nexthop {
+	__u8 smac[6];
+	__u8 dmac[6];
+	__u32 ifindex;
+	__u32 uid;           /* the backend's uid when looked up */
+	__u16 mtu;           /* route MTU towards the backend */
+	__u16 pad;
+	__u64 expires;       /* bpf_ktime_get_coarse_ns() */
 };
 
 /* xs_self value: facts only known after load, written once by attach. */

@@ -145,6 +145,13 @@ int xs_cmd_service_add(const struct xs_args *a)
 	err = xs_pool_publish(&h, id, &pool);
 	if (err)
 		goto out;
+	if (bpf_map_update_elem(h.service_by_id_fd, &id, &svc, BPF_ANY)) {
+		err = -errno;
+		pr_warn("%s: cannot write xs_service_by_id[%u]: %s\n", h.ifname, id,
+			strerror(errno));
+		bpf_map_delete_elem(h.pools_fd, &id);
+		goto out;
+	}
 	if (bpf_map_update_elem(h.services_fd, &key, &svc, BPF_NOEXIST)) {
 		err = -errno;
 		pr_warn("%s: cannot add %s to xs_services: %s%s\n", h.ifname, name, strerror(errno),
@@ -206,6 +213,12 @@ int xs_cmd_service_del(const struct xs_args *a)
 		err = -errno;
 		pr_warn("%s: cannot remove %s: %s\n", h.ifname, name, strerror(errno));
 		goto out;
+	}
+	{
+		struct xs_service none = { 0 };
+
+		/* id 0 never names a service: cached flows of it take the slow path. */
+		bpf_map_update_elem(h.service_by_id_fd, &svc.id, &none, BPF_ANY);
 	}
 	xs_backends_clear(&h, all, svc.id);
 	xs_stats_reset_service(&h, svc.id);

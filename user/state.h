@@ -38,6 +38,7 @@ struct xs_handle {
 	int vips_fd;
 	int service_stats_fd;
 	int tx_ports_fd;
+	int service_by_id_fd;
 };
 
 /* A pool as userspace edits it: the header and one target id per bucket. */

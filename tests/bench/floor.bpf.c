@@ -13,4 +13,12 @@ int xs_floor_redirect(struct xdp_md *ctx)
 	return XDP_REDIRECT;
 }
 
+
+/* The floor for the service path, whose verdict is XDP_TX. */
+SEC("xdp")
+int xs_floor_tx(struct xdp_md *ctx)
+{
+	return XDP_TX;
+}
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -383,3 +383,57 @@ fatal() {
 	echo "$1: 0 passed, 1 failed"
 	exit 1
 }
+
+# ---- helpers for the load-balancer tests (test_lb.sh) ----------------------
+
+DECAP_PIN_ROOT=/sys/fs/bpf/xdpsteer-decap
+_XS_DECAP_ROOT_NEW=0  # we created $DECAP_PIN_ROOT
+
+# decap_preflight: note whether $DECAP_PIN_ROOT exists before the tests (call
+# it in the main shell, not in a test: cleanup_lb removes it only if we made it).
+decap_preflight() {
+	[ -d "$DECAP_PIN_ROOT" ] || _XS_DECAP_ROOT_NEW=1
+}
+
+# decap_attach_in NS IFACE: xdpsteer's backend-side decap program on IFACE,
+# registered for cleanup (in $XS_TMP/decap, as attachments are).
+decap_attach_in() {
+	echo "$1 $2" >>"$XS_TMP/decap"
+	xs_in "$1" decap attach "$2"
+}
+# decap_detach_quiet NS IFACE: remove it if it is there.
+decap_detach_quiet() {
+	[ -e "$DECAP_PIN_ROOT/$2" ] || return 0
+	xs_in "$1" decap detach "$2" </dev/null >/dev/null 2>&1 || true
+}
+
+# kill_ns_pids NS...: end every process left in our namespaces NS (by pid).
+kill_ns_pids() {
+	local ns p
+	for ns in "$@"; do
+		[ -e "/run/netns/$ns" ] || continue
+		for p in $(ip netns pids "$ns" 2>/dev/null); do
+			kill "$p" 2>/dev/null
+		done
+	done
+	return 0
+}
+
+# cleanup_lb: the extra cleanup of the load-balancer tests, then cleanup.
+# Install with `trap cleanup_lb EXIT` after install_trap.
+cleanup_lb() {
+	local rc=$? ns ifc
+	set +e
+	trap '' PIPE
+	_kill_bg
+	kill_ns_pids "${_XS_NS[@]}"
+	if [ -n "$XS_TMP" ] && [ -f "$XS_TMP/decap" ]; then
+		sort -u "$XS_TMP/decap" | while read -r ns ifc; do
+			[ -e "/run/netns/$ns" ] && decap_detach_quiet "$ns" "$ifc"
+			[ -n "$ifc" ] && [ -d "$DECAP_PIN_ROOT/$ifc" ] && rm -rf -- "${DECAP_PIN_ROOT:?}/$ifc"
+		done
+	fi
+	[ "$_XS_DECAP_ROOT_NEW" = 1 ] && rmdir "$DECAP_PIN_ROOT" 2>/dev/null
+	(exit "$rc")
+	cleanup
+}

@@ -63,6 +63,7 @@ static inline int prog_env_open(struct prog_env *e, __u32 flow_entries, __u32 un
 	e->h.vips_fd = bpf_map__fd(e->skel->maps.xs_vips);
 	e->h.service_stats_fd = bpf_map__fd(e->skel->maps.xs_service_stats);
 	e->h.tx_ports_fd = bpf_map__fd(e->skel->maps.xs_tx_ports);
+	e->h.service_by_id_fd = bpf_map__fd(e->skel->maps.xs_service_by_id);
 	return 0;
 }
 
