@@ -1,0 +1,25 @@
+#!/bin/bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# make bench: every benchmark, each printing ratios against a baseline timed
+# in the same run. Numbers from a shared or busy machine are noisy: compare
+# ratios from one run, not absolute figures across runs.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "bench: BPF_PROG_TEST_RUN needs root (run: sudo make bench)" >&2
+	exit 1
+fi
+mount | grep -q ' /sys/fs/bpf type bpf' || mount -t bpf bpf /sys/fs/bpf
+
+echo "== flow hash candidates (userspace, 40-byte key)"
+build/bench/bench_hash
+echo
+echo "== queue steering (XDP program, BPF_PROG_TEST_RUN)"
+build/bench/bench_prog build/bench/floor.bpf.o
+echo
+echo "== service path (XDP program, BPF_PROG_TEST_RUN, private namespace)"
+build/bench/bench_lb build/bench/floor.bpf.o
+echo
+echo "== sim resize (1M keys, 20 -> 21) against a plain implementation"
+build/bench/bench_sim
