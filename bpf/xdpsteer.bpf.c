@@ -374,7 +374,7 @@ static __always_inline const struct xs_service *xs_find_service(struct xdp_md *c
 static __always_inline int xs_deliver_backend(struct xdp_md *ctx, const struct xs_parsed *p,
 					      const struct xs_service *svc,
 					      const struct xs_target *t,
-					      const struct xs_flow_pin *pin)
+					      const struct xs_flow_pin *pin, int hot)
 {
 	struct xs_service_stats *ss;
 	struct xs_target_stats *s;
@@ -397,8 +397,8 @@ static __always_inline int xs_deliver_backend(struct xdp_md *ctx, const struct x
 		ss->bytes += p->ip_len;
 	}
 	if (svc->encap == XS_ENCAP_L2)
-		return xs_l2(ctx, t, pin->target);
-	return xs_encap(ctx, p, svc, t, pin->target, pin->hash, ss);
+		return xs_l2(ctx, t, pin->target, hot);
+	return xs_encap(ctx, p, svc, t, pin->target, pin->hash, hot, ss);
 }
 
 /*
@@ -424,7 +424,7 @@ xs_cache_hit(const struct xs_parsed *p, struct xs_flow_cache_entry *c,
 SEC("xdp")
 int xdpsteer_xdp(struct xdp_md *ctx)
 {
-	struct xs_flow_cache_entry *cached = NULL, *hit;
+	struct xs_flow_cache_entry *cached = NULL, *hit = NULL;
 	const struct xs_service *svc = NULL;
 	struct xs_parsed p = {};
 	const struct xs_target *t;
@@ -481,7 +481,7 @@ int xdpsteer_xdp(struct xdp_md *ctx)
 queue:
 	return xs_deliver(ctx, pin.target, t);
 backend:
-	return xs_deliver_backend(ctx, &p, svc, t, &pin);
+	return xs_deliver_backend(ctx, &p, svc, t, &pin, hit != NULL);
 }
 
 /*

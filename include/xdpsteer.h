@@ -44,6 +44,8 @@ enum xs_target_kind {
 };
 
 #define XS_TARGET_F_ACTIVE (1U << 0)
+/* Draining: out of the pool (no new flows), still ACTIVE (pinned flows stay). */
+#define XS_TARGET_F_DRAIN (1U << 1)
 
 /* xs_targets value: what a target id delivers to. */
 struct xs_target {

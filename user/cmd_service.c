@@ -490,3 +490,76 @@ out:
 	xs_close(&h);
 	return err;
 }
+
+/* backend drain / undrain: no new flows for the backend; its pinned flows stay. */
+static int xs_backend_drain(const struct xs_args *a, bool drain)
+{
+	struct xs_target *all = NULL, t;
+	struct xs_service_key key;
+	struct xs_pool pool = { 0 };
+	struct xs_service svc;
+	struct xs_handle h;
+	char name[80];
+	__u32 id;
+	int err, n;
+
+	if (xs_parse_service(a->pos[1], &key) || xs_parse_backend(a->pos[2], &t))
+		return -EINVAL;
+	err = xs_open(a->pos[0], &h);
+	if (err)
+		return err;
+	xs_format_service(&key, name, sizeof(name));
+	err = xs_service_get(&h, &key, &svc);
+	if (err)
+		goto out;
+	err = -ENOMEM;
+	all = calloc(XS_MAX_TARGETS, sizeof(*all));
+	if (!all)
+		goto out;
+	err = xs_targets_read(&h, all);
+	err = err ?: xs_pool_read(&h, svc.id, &pool);
+	if (err)
+		goto out;
+	for (id = XS_BACKEND_BASE; id < XS_MAX_TARGETS; id++)
+		if (all[id].kind == XS_TARGET_BACKEND && all[id].service == svc.id &&
+		    !memcmp(all[id].addr, t.addr, sizeof(t.addr)))
+			break;
+	err = -ENOENT;
+	if (id >= XS_MAX_TARGETS) {
+		pr_warn("%s: %s is not a backend of %s\n", h.ifname, a->pos[2], name);
+		goto out;
+	}
+	t = all[id];
+	err = -EALREADY;
+	if (!!(t.flags & XS_TARGET_F_DRAIN) == drain) {
+		pr_warn("%s: %s: backend %s is %s draining\n", h.ifname, name, a->pos[2],
+			drain ? "already" : "not");
+		goto out;
+	}
+	n = xs_pool_drain(&pool, &t, id, drain);
+	err = n < 0 ? n : 0;
+	if (err)
+		goto out;
+	t.flags ^= XS_TARGET_F_DRAIN;
+	err = drain ? xs_pool_publish(&h, svc.id, &pool) ?: xs_target_write(&h, id, &t)
+		    : xs_target_write(&h, id, &t) ?: xs_pool_publish(&h, svc.id, &pool);
+	if (!err)
+		printf("%s: %s: %s backend %s: %d slot%s %s; pinned flows stay with it\n",
+		       h.ifname, name, drain ? "draining" : "undrained", a->pos[2], n,
+		       n == 1 ? "" : "s", drain ? "emptied" : "refilled");
+out:
+	xs_pool_free(&pool);
+	free(all);
+	xs_close(&h);
+	return err;
+}
+
+int xs_cmd_backend_drain(const struct xs_args *a)
+{
+	return xs_backend_drain(a, true);
+}
+
+int xs_cmd_backend_undrain(const struct xs_args *a)
+{
+	return xs_backend_drain(a, false);
+}

@@ -16,19 +16,24 @@
 static const char *const xs_counter_names[] = { XS_COUNTERS(XS_COUNTER_NAME) };
 static const char *const xs_counter_kinds[] = { XS_COUNTERS(XS_COUNTER_KIND) };
 
+/* @slot < 0: the target is draining and holds no slot. */
 static void xs_print_target(const struct xs_handle *h, const struct xs_target *t, __u32 id,
-			    __u32 slot, const struct xs_target_stats *sum,
+			    int slot, __u32 pinned, const struct xs_target_stats *sum,
 			    const struct xs_target_stats *pc, bool json, bool per_cpu, bool first)
 {
-	char name[64], ifn[IF_NAMESIZE];
+	char name[64], ifn[IF_NAMESIZE], slotname[16];
 	int cpu;
 
 	if (!json) {
 		xs_target_name(h, t, id, name, sizeof(name));
-		printf("%-5u %-18s %12llu %14llu %9llu %12llu %9llu\n", slot, name,
+		if (slot < 0)
+			snprintf(slotname, sizeof(slotname), "drain");
+		else
+			snprintf(slotname, sizeof(slotname), "%d", slot);
+		printf("%-5s %-18s %12llu %14llu %9llu %12llu %9llu %8u\n", slotname, name,
 		       (unsigned long long)sum->packets, (unsigned long long)sum->bytes,
 		       (unsigned long long)xs_stats_load(id, sum), (unsigned long long)sum->dequeued,
-		       (unsigned long long)sum->dropped);
+		       (unsigned long long)sum->dropped, pinned);
 		for (cpu = 0; per_cpu && cpu < h->nr_cpus; cpu++)
 			printf("      on cpu %-9d %12llu %14llu %9s %12llu %9llu\n", cpu,
 			       (unsigned long long)pc[cpu].packets,
@@ -37,7 +42,12 @@ static void xs_print_target(const struct xs_handle *h, const struct xs_target *t
 			       (unsigned long long)pc[cpu].dropped);
 		return;
 	}
-	printf("%s{\"slot\": %u, \"id\": %u, ", first ? "" : ", ", slot, id);
+	if (slot < 0)
+		printf("%s{\"slot\": null, \"draining\": true, \"id\": %u, ", first ? "" : ", ", id);
+	else
+		printf("%s{\"slot\": %d, \"draining\": false, \"id\": %u, ", first ? "" : ", ",
+		       slot, id);
+	printf("\"pinned\": %u, ", pinned);
 	if (t->kind == XS_TARGET_CPU)
 		printf("\"cpu\": %u, ", t->cpu);
 	else
@@ -62,7 +72,8 @@ static void xs_print_target(const struct xs_handle *h, const struct xs_target *t
 }
 
 /* Per service: its counters, then each backend's. */
-static int xs_print_services(const struct xs_handle *h, const struct xs_target *all, bool json)
+static int xs_print_services(const struct xs_handle *h, const struct xs_target *all,
+			     const __u32 *pinned, bool json)
 {
 	struct xs_service_entry *sv = NULL;
 	struct xs_service_stats ss;
@@ -104,17 +115,19 @@ static int xs_print_services(const struct xs_handle *h, const struct xs_target *
 				break;
 			xs_format_addr(all[t].addr, addr, sizeof(addr));
 			if (json)
-				printf("%s{\"backend\": \"%s\", \"packets\": %llu, "
-				       "\"bytes\": %llu, \"flows_opened\": %llu, "
+				printf("%s{\"backend\": \"%s\", \"draining\": %s, \"pinned\": %u, "
+				       "\"packets\": %llu, \"bytes\": %llu, \"flows_opened\": %llu, "
 				       "\"flows_closed\": %llu, \"load\": %llu}",
-				       nb ? ", " : "", addr, (unsigned long long)ts.packets,
-				       (unsigned long long)ts.bytes, (unsigned long long)ts.opened,
-				       (unsigned long long)ts.closed,
+				       nb ? ", " : "", addr,
+				       all[t].flags & XS_TARGET_F_DRAIN ? "true" : "false", pinned[t],
+				       (unsigned long long)ts.packets, (unsigned long long)ts.bytes,
+				       (unsigned long long)ts.opened, (unsigned long long)ts.closed,
 				       (unsigned long long)xs_stats_load(t, &ts));
 			else
-				printf("  %-26s %12llu %14llu   flows %llu open\n", addr,
+				printf("  %-26s %12llu %14llu   %u pinned, %llu open%s\n", addr,
 				       (unsigned long long)ts.packets, (unsigned long long)ts.bytes,
-				       (unsigned long long)xs_stats_load(t, &ts));
+				       pinned[t], (unsigned long long)xs_stats_load(t, &ts),
+				       all[t].flags & XS_TARGET_F_DRAIN ? ", draining" : "");
 			nb++;
 		}
 		if (json)
@@ -130,6 +143,7 @@ int xs_cmd_stats(const struct xs_args *a)
 	struct xs_target_stats sum, *pc = NULL;
 	struct xs_target *all = NULL;
 	struct xs_pool pool = { 0 };
+	__u32 *pinned = NULL;
 	__u64 counters[XS_C_MAX];
 	struct xs_handle h;
 	__u32 i, n;
@@ -143,16 +157,20 @@ int xs_cmd_stats(const struct xs_args *a)
 	pc = calloc(h.nr_cpus, sizeof(*pc));
 	if (!all || !pc)
 		goto out;
+	pinned = calloc(XS_MAX_TARGETS, sizeof(*pinned));
+	if (!pinned)
+		goto out;
 	err = xs_targets_read(&h, all);
 	err = err ?: xs_pool_read(&h, XS_POOL_QUEUES, &pool);
 	err = err ?: xs_counters_read(&h, counters);
+	err = err ?: xs_pinned_counts(&h, all, pinned);
 	if (err)
 		goto out;
 	if (json)
 		printf("{\"ifname\": \"%s\", \"targets\": [", h.ifname);
 	else
-		printf("%-5s %-18s %12s %14s %9s %12s %9s\n", "slot", "target", "packets", "bytes",
-		       "load", "dequeued", "dropped");
+		printf("%-5s %-18s %12s %14s %9s %12s %9s %8s\n", "slot", "target", "packets",
+		       "bytes", "load", "dequeued", "dropped", "pinned");
 	for (i = 0, n = 0; i < pool.hdr.n_buckets; i++) {
 		__u32 id = pool.bucket[i];
 
@@ -161,9 +179,20 @@ int xs_cmd_stats(const struct xs_args *a)
 		err = xs_stats_read(&h, id, &sum, pc);
 		if (err)
 			goto out;
-		xs_print_target(&h, &all[id], id, i, &sum, pc, json, per_cpu, n++ == 0);
+		xs_print_target(&h, &all[id], id, (int)i, pinned[id], &sum, pc, json, per_cpu,
+				n++ == 0);
 	}
-	err = xs_print_services(&h, all, json);
+	/* Draining targets hold no slot but still carry their pinned flows. */
+	for (i = 0; i < XS_BACKEND_BASE; i++) {
+		if ((all[i].flags & (XS_TARGET_F_ACTIVE | XS_TARGET_F_DRAIN)) !=
+		    (XS_TARGET_F_ACTIVE | XS_TARGET_F_DRAIN))
+			continue;
+		err = xs_stats_read(&h, i, &sum, pc);
+		if (err)
+			goto out;
+		xs_print_target(&h, &all[i], i, -1, pinned[i], &sum, pc, json, per_cpu, n++ == 0);
+	}
+	err = xs_print_services(&h, all, pinned, json);
 	if (err)
 		goto out;
 	if (json)
@@ -184,6 +213,7 @@ out:
 	xs_pool_free(&pool);
 	free(all);
 	free(pc);
+	free(pinned);
 	xs_close(&h);
 	return err;
 }

@@ -76,12 +76,18 @@ static int xs_parse_target(const struct xs_handle *h, const struct xs_args *a,
 			}
 		}
 		if (add && *id == XS_NO_TARGET) {
-			for (i = XS_DEV_BASE; i < XS_MAX_TARGETS; i++) {
-				if (!(all[i].flags & XS_TARGET_F_ACTIVE)) {
+			/* The id this interface had before, so its old bucket comes back;
+			 * else a never-used id; else any free one. */
+			for (i = XS_DEV_BASE; i < XS_MAX_TARGETS && *id == XS_NO_TARGET; i++)
+				if (!(all[i].flags & XS_TARGET_F_ACTIVE) &&
+				    all[i].kind == XS_TARGET_DEV && all[i].ifindex == t->ifindex)
 					*id = i;
-					break;
-				}
-			}
+			for (i = XS_DEV_BASE; i < XS_MAX_TARGETS && *id == XS_NO_TARGET; i++)
+				if (!all[i].kind)
+					*id = i;
+			for (i = XS_DEV_BASE; i < XS_MAX_TARGETS && *id == XS_NO_TARGET; i++)
+				if (!(all[i].flags & XS_TARGET_F_ACTIVE))
+					*id = i;
 			if (*id == XS_NO_TARGET) {
 				pr_warn("%s: all %u dev targets are in use; remove one first\n",
 					h->ifname, XS_MAX_DEVS);
@@ -220,6 +226,7 @@ int xs_cmd_target_add(const struct xs_args *a)
 	} else if (t.kind == XS_TARGET_CPU) {
 		t.qsize = XS_DEFAULT_QSIZE;
 	}
+	t.bucket = all[id].bucket;
 	slot = xs_pool_pick_bucket(&pool, &all[id]);
 	if (slot == pool.hdr.n_buckets) {
 		err = xs_check_pool_size(&h, &pool.hdr, pool.hdr.n_buckets + 1);
@@ -305,6 +312,8 @@ int xs_cmd_target_del(const struct xs_args *a)
 	/* The pool no longer names it and no program still runs with the old one:
 	 * now the target itself can go. Pinned flows see the cleared uid and
 	 * re-pin. The bucket is remembered so that re-adding refills it. */
+	none.kind = t.kind;
+	none.ifindex = t.ifindex;
 	none.bucket = t.bucket;
 	err = xs_target_write(&h, id, &none);
 	xs_redirect_clear(&h, id, &t);
@@ -376,4 +385,69 @@ out:
 	free(all);
 	xs_close(&h);
 	return err;
+}
+
+/* target drain / undrain: no new flows for the target; its pinned flows stay. */
+static int xs_target_drain(const struct xs_args *a, bool drain)
+{
+	struct xs_target *all = NULL, t;
+	struct xs_pool pool = { 0 };
+	struct xs_handle h;
+	char name[64];
+	__u32 id;
+	int err, n;
+
+	err = xs_open(a->pos[0], &h);
+	if (err)
+		return err;
+	err = -ENOMEM;
+	all = calloc(XS_MAX_TARGETS, sizeof(*all));
+	if (!all)
+		goto out;
+	err = xs_targets_read(&h, all);
+	err = err ?: xs_pool_read(&h, XS_POOL_QUEUES, &pool);
+	err = err ?: xs_parse_target(&h, a, all, false, &id, &t);
+	if (err)
+		goto out;
+	err = -ENOENT;
+	if (id == XS_NO_TARGET || !(all[id].flags & XS_TARGET_F_ACTIVE)) {
+		pr_warn("%s %s is not a target of %s\n", a->pos[1], a->pos[2], h.ifname);
+		goto out;
+	}
+	t = all[id];
+	xs_target_name(&h, &t, id, name, sizeof(name));
+	err = -EALREADY;
+	if (!!(t.flags & XS_TARGET_F_DRAIN) == drain) {
+		pr_warn("%s: %s is %s draining\n", h.ifname, name, drain ? "already" : "not");
+		goto out;
+	}
+	n = xs_pool_drain(&pool, &t, id, drain);
+	err = n < 0 ? n : 0;
+	if (!err && !drain)
+		err = xs_check_pool_size(&h, &pool.hdr, pool.hdr.n_buckets);
+	if (err)
+		goto out;
+	t.flags ^= XS_TARGET_F_DRAIN;
+	/* Draining: out of the pool first, then flagged. Undraining: the reverse. */
+	err = drain ? xs_pool_publish(&h, XS_POOL_QUEUES, &pool) ?: xs_target_write(&h, id, &t)
+		    : xs_target_write(&h, id, &t) ?: xs_pool_publish(&h, XS_POOL_QUEUES, &pool);
+	if (!err)
+		printf("%s: %s %s: %d slot%s %s; pinned flows stay with it\n", h.ifname,
+		       drain ? "draining" : "undrained", name, n, n == 1 ? "" : "s",
+		       drain ? "emptied" : "refilled");
+out:
+	xs_pool_free(&pool);
+	free(all);
+	xs_close(&h);
+	return err;
+}
+
+int xs_cmd_target_drain(const struct xs_args *a)
+{
+	return xs_target_drain(a, true);
+}
+
+int xs_cmd_target_undrain(const struct xs_args *a)
+{
+	return xs_target_drain(a, false);
 }

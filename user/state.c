@@ -229,6 +229,39 @@ __u32 xs_pool_pick_bucket(const struct xs_pool *p, const struct xs_target *old)
 }
 
 /*
+ * Drain: empty every bucket of target @id (holes, never a shrink, so that
+ * undraining restores the mapping exactly). Undrain: fill the bucket it held
+ * first, then as many holes (or new buckets) as its weight. Returns the
+ * number of buckets changed, or -ENOMEM.
+ */
+int xs_pool_drain(struct xs_pool *p, const struct xs_target *t, __u32 id, bool drain)
+{
+	__u32 b, want = t->weight ? t->weight : 1, changed = 0, *grown;
+
+	if (drain) {
+		for (b = 0; b < p->hdr.n_buckets; b++) {
+			if (p->bucket[b] == id) {
+				p->bucket[b] = XS_NO_TARGET;
+				changed++;
+			}
+		}
+		return (int)changed;
+	}
+	grown = realloc(p->bucket, (p->hdr.n_buckets + want) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	p->bucket = grown;
+	while (changed < want) {
+		b = xs_pool_pick_bucket(p, t);
+		if (b == p->hdr.n_buckets)
+			p->hdr.n_buckets++;
+		p->bucket[b] = id;
+		changed++;
+	}
+	return (int)changed;
+}
+
+/*
  * Empty bucket @slot. The last bucket of a pool without holes is dropped
  * instead, which is plain jump over one bucket fewer: the same keys move.
  * Shrinking past an older hole would re-route the keys displaced from it,
@@ -572,4 +605,50 @@ int xs_target_name(const struct xs_handle *h, const struct xs_target *t, __u32 i
 		return snprintf(buf, len, "backend %s", addr);
 	}
 	return snprintf(buf, len, "id %u", id);
+}
+
+/*
+ * Flows each target still holds: live pins in the LRU (the pin's uid is the
+ * target's), counted per target id into @counts (XS_MAX_TARGETS entries).
+ * Read in batches; the table changes while it is read, so the figure is a
+ * snapshot, exact only for a quiet table.
+ */
+int xs_pinned_counts(const struct xs_handle *h, const struct xs_target *all, __u32 *counts)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, bopts);
+	enum { CHUNK = 4096 };
+	struct xs_flow_key *keys = calloc(CHUNK, sizeof(*keys));
+	struct xs_flow_pin *vals = calloc(CHUNK, sizeof(*vals));
+	__u32 in_batch = 0, out_batch = 0, n, i;
+	bool first = true;
+	int err = 0, rc;
+
+	memset(counts, 0, XS_MAX_TARGETS * sizeof(*counts));
+	if (!keys || !vals) {
+		err = -ENOMEM;
+		goto out;
+	}
+	do {
+		n = CHUNK;
+		rc = bpf_map_lookup_batch(h->flows_fd, first ? NULL : &in_batch, &out_batch, keys,
+					  vals, &n, &bopts);
+		if (rc && errno != ENOENT) {
+			err = -errno;
+			pr_warn("%s: cannot read xs_flows: %s\n", h->ifname, strerror(-err));
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			__u32 t = vals[i].target;
+
+			if (t < XS_MAX_TARGETS && (all[t].flags & XS_TARGET_F_ACTIVE) &&
+			    all[t].uid == vals[i].uid)
+				counts[t]++;
+		}
+		in_batch = out_batch;
+		first = false;
+	} while (!rc);
+out:
+	free(keys);
+	free(vals);
+	return err;
 }

@@ -67,6 +67,7 @@ int xs_pool_find(const struct xs_pool *p, __u32 target);
 __u32 xs_pool_live(const struct xs_pool *p);
 __u32 xs_pool_pick_bucket(const struct xs_pool *p, const struct xs_target *old);
 void xs_pool_remove(struct xs_pool *p, __u32 slot);
+int xs_pool_drain(struct xs_pool *p, const struct xs_target *t, __u32 id, bool drain);
 
 int xs_targets_read(const struct xs_handle *h, struct xs_target *all);
 int xs_target_write(const struct xs_handle *h, __u32 id, const struct xs_target *t);
@@ -75,6 +76,7 @@ int xs_stats_read(const struct xs_handle *h, __u32 id, struct xs_target_stats *s
 int xs_stats_reset(const struct xs_handle *h, __u32 id);
 int xs_stats_reset_service(const struct xs_handle *h, __u32 id);
 int xs_service_stats_read(const struct xs_handle *h, __u32 id, struct xs_service_stats *sum);
+int xs_pinned_counts(const struct xs_handle *h, const struct xs_target *all, __u32 *counts);
 int xs_counters_read(const struct xs_handle *h, __u64 *sum);
 __u64 xs_stats_load(__u32 id, const struct xs_target_stats *sum);
 
