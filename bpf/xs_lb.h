@@ -257,8 +257,9 @@ static __always_inline int xs_l2(struct xdp_md *ctx, const struct xs_target *be,
 		return XDP_PASS;
 	rc = xs_nexthop(ctx, be, id, hot, &nh);
 	if (rc == BPF_FIB_LKUP_RET_NO_NEIGH) {
-		/* The stack resolves the backend's MAC on its own traffic; this
-		 * packet goes up unchanged and the flow's next packets use it. */
+		/* Nothing here can make the kernel resolve the backend's MAC: that
+		 * is why `backend add` installs a managed neighbour entry. Until it
+		 * resolves, the packet goes up unchanged (and is not delivered). */
 		xs_count(XS_C_NO_NEIGH);
 		return XDP_PASS;
 	}

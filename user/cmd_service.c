@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "log.h"
+#include "neigh.h"
 #include "service.h"
 #include "xs_shuffle.h"
 
@@ -21,6 +22,18 @@ static __u32 xs_backend_uid(void)
 		if (getrandom(&uid, sizeof(uid), 0) != sizeof(uid))
 			uid = 0x5a5a5a5au;
 	return uid;
+}
+
+/* Does a backend other than @id, of any service, have address @addr? */
+static bool xs_backend_addr_used(const struct xs_target *all, __u32 id, const __be32 *addr)
+{
+	__u32 t;
+
+	for (t = XS_BACKEND_BASE; t < XS_MAX_TARGETS; t++)
+		if (t != id && all[t].kind == XS_TARGET_BACKEND &&
+		    !memcmp(all[t].addr, addr, sizeof(all[t].addr)))
+			return true;
+	return false;
 }
 
 static int xs_self_services(const struct xs_handle *h, int delta)
@@ -172,15 +185,21 @@ out:
 	return err;
 }
 
-/* Backends of service @id, by target id. */
-static void xs_backends_clear(const struct xs_handle *h, const struct xs_target *all, __u32 id)
+/* Remove the backends of service @id, and the neighbour entries only they needed. */
+static void xs_backends_clear(const struct xs_handle *h, struct xs_target *all, __u32 id)
 {
-	struct xs_target none = { 0 };
+	struct xs_target none = { 0 }, gone;
 	__u32 t;
 
-	for (t = XS_BACKEND_BASE; t < XS_MAX_TARGETS; t++)
-		if (all[t].kind == XS_TARGET_BACKEND && all[t].service == id)
-			xs_target_write(h, t, &none);
+	for (t = XS_BACKEND_BASE; t < XS_MAX_TARGETS; t++) {
+		if (all[t].kind != XS_TARGET_BACKEND || all[t].service != id)
+			continue;
+		gone = all[t];
+		xs_target_write(h, t, &none);
+		all[t] = none;
+		if (!xs_backend_addr_used(all, t, gone.addr))
+			xs_neigh_manage(gone.addr, gone.family == 4 ? AF_INET : AF_INET6, false);
+	}
 }
 
 int xs_cmd_service_del(const struct xs_args *a)
@@ -351,6 +370,8 @@ int xs_cmd_backend_add(const struct xs_args *a)
 		goto out;
 	}
 	xs_tx_ports_sync(&h);
+	/* Best effort: without it the first packets may take the stack's way. */
+	xs_neigh_manage(t.addr, t.family == 4 ? AF_INET : AF_INET6, true);
 	printf("%s: %s: added backend %s, weight %u (%u live of %u slots)\n", h.ifname, name,
 	       a->pos[2], weight, xs_pool_live(&pool), pool.hdr.n_buckets);
 out:
@@ -405,6 +426,8 @@ int xs_cmd_backend_del(const struct xs_args *a)
 	if (err)
 		goto out;
 	err = xs_target_write(&h, id, &none);
+	if (!err && !xs_backend_addr_used(all, id, t.addr))
+		xs_neigh_manage(t.addr, t.family == 4 ? AF_INET : AF_INET6, false);
 	if (!err)
 		printf("%s: %s: removed backend %s (%u live of %u slots)\n", h.ifname, name,
 		       a->pos[2], xs_pool_live(&pool), pool.hdr.n_buckets);

@@ -414,11 +414,17 @@ t_l2_unresolved_neighbour() {
 	T=$XS_TMP/l2n
 	fresh_attach "$NS_LBA" "$IF_LBA" --seed "$SEED" >/dev/null
 	lba service add "$IF_LBA" "$svc" --encap l2
+	decap off
+	# No neighbour known when the backends are added: `backend add` must
+	# install managed entries that the kernel resolves by itself.
+	lb_neigh_flush "$NS_LBA" "$IF_LBA"
 	for i in "${BES[@]}"; do
 		lba backend add "$IF_LBA" "$svc" "$(be4 "$i")"
 	done
-	decap off
-	lb_neigh_flush "$NS_LBA" "$IF_LBA"
+	for i in "${BES[@]}"; do
+		assert_true "managed neighbour entry for backend $i" \
+			"$(ip -n "$NS_LBA" neigh show "$(be4 "$i")" dev "$IF_LBA" | grep -qw managed && echo true || echo false)"
+	done
 	servers be4 "$VIP4_T4"
 	predict "$NS_LBA" "$IF_LBA" "$T.pred.json" "$VIP4_T4" 35000-35007 "$CL4"
 	# 8 s: the SYN and its retransmissions at 1, 3 and 7 s.
