@@ -5,7 +5,7 @@
 set -euo pipefail
 
 PKGS=(clang llvm clang-19 libbpf-dev libxdp-dev xdp-tools bpftool libelf-dev zlib1g-dev
-      pkg-config gcc-multilib make iproute2 socat python3 procps)
+      pkg-config gcc-multilib make iproute2 socat python3 procps libclang-rt-14-dev)
 
 missing=()
 for p in "${PKGS[@]}"; do
