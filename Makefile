@@ -5,6 +5,7 @@
 #   make bench      benchmarks, each as a ratio to a baseline timed in the same run
 #   make demo       veth/netns testbed: attach, send flows, show the spread, change targets
 #   make deps       install the Debian packages the project needs
+#   make fuzz       differential fuzzing of the packet path (FUZZ_SECONDS=N, default: until ^C)
 #   V=1             show the full commands
 #
 # clang 14 (Debian 12's default) is the BPF compiler: it is always installed
@@ -54,8 +55,10 @@ PROG_TESTS := $(patsubst tests/prog/%.c,$(BUILD)/tests/%,$(wildcard tests/prog/*
 BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(filter-out %.bpf.c,$(wildcard tests/bench/*.c)))
 BENCH_BPF := $(patsubst tests/bench/%.bpf.c,$(BUILD)/bench/%.bpf.o,$(wildcard tests/bench/*.bpf.c))
 
-.PHONY: all deps test unit prog-test ns-test bench demo clean format
+.PHONY: all deps test unit prog-test ns-test bench demo clean format fuzz fuzz-corpus
 .DELETE_ON_ERROR:
+# Kept: the fuzzer and checks build from them after the CLI is linked.
+.SECONDARY: $(BPF_OBJS) $(SKEL)
 
 all: $(CLI)
 
@@ -101,8 +104,36 @@ $(BUILD)/bench/%: tests/bench/%.c tests/prog/*.h $(HEADERS) $(SKEL) $(BUILD)/lib
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests -Itests/prog -Iuser $< $(BUILD)/libxdpsteer.a $(LDFLAGS) $(LDLIBS) -o $@
 
+# The fuzzer is built by clang with libFuzzer, ASan and UBSan, and compiles
+# the library sources itself so nothing in it is uninstrumented.
+FUZZ_CC ?= clang
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	-Wall -Wno-unused-parameter -std=gnu11 -Iinclude -I$(BUILD) -Itests -Itests/prog -Iuser \
+	$(PKG_CFLAGS)
+FUZZ := $(BUILD)/fuzz/fuzz_xdp
+FUZZ_LIB := $(filter-out user/cli.c user/cmd_%.c user/sim_%.c,$(LIB_SRC))
+
+$(BUILD)/fuzz:
+	$(Q)mkdir -p $@
+
+$(FUZZ): tests/fuzz/fuzz_xdp.c tests/fuzz/*.h tests/prog/*.h $(HEADERS) $(FUZZ_LIB) $(SKEL) | $(BUILD)/fuzz
+	$(call msg,FUZZCC,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $< $(FUZZ_LIB) $(PKG_LIBS) -lelf -lz -lm -o $@
+
+$(BUILD)/fuzz/gen_corpus: tests/fuzz/gen_corpus.c tests/prog/pkt.h | $(BUILD)/fuzz
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -Wall -Wextra -Itests/prog $< -o $@
+
+# Regenerate the committed seed corpus (after changing gen_corpus.c).
+fuzz-corpus: $(BUILD)/fuzz/gen_corpus
+	$(Q)rm -f tests/fuzz/corpus/* && $< tests/fuzz/corpus
+
+fuzz: deps
+	$(Q)$(MAKE) --no-print-directory $(FUZZ)
+	$(Q)tests/fuzz/run.sh $(FUZZ_SECONDS)
+
 test: deps
-	$(Q)$(MAKE) --no-print-directory all $(UNIT_TESTS) $(PROG_TESTS)
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_TESTS) $(PROG_TESTS) $(FUZZ)
 	$(Q)tests/run.sh
 
 bench: deps

@@ -5,7 +5,8 @@
 set -euo pipefail
 
 PKGS=(clang llvm clang-19 libbpf-dev libxdp-dev xdp-tools bpftool libelf-dev zlib1g-dev
-      pkg-config gcc-multilib make iproute2 socat python3 procps ethtool util-linux)
+      pkg-config gcc-multilib make iproute2 socat python3 procps ethtool util-linux
+      libclang-rt-14-dev)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -58,6 +58,10 @@ fi
 for t in build/tests/test_*; do
 	run_suite "$(basename "$t")" "$t"
 done
+# Differential fuzzing, bounded: at least two minutes (tests/fuzz/run.sh).
+fuzz_secs=${XS_TEST_FUZZ_SECONDS:-120}
+[ "$fuzz_secs" -lt 120 ] && fuzz_secs=120
+run_suite fuzz tests/fuzz/run.sh "$fuzz_secs"
 for t in tests/ns/test_*.sh; do
 	[ -x "$t" ] && run_suite "$(basename "$t")" "$t"
 done

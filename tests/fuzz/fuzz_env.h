@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * The fuzzer's world: a private network namespace (tests/prog/lb_env.h) so
+ * bpf_fib_lookup() answers, the XDP object loaded unattached, a queue pool
+ * of CPU and device targets with a hole, and three services. The reference
+ * gets a snapshot of that configuration read back from the maps.
+ */
+#ifndef XS_FUZZ_ENV_H
+#define XS_FUZZ_ENV_H
+
+#include <arpa/inet.h>
+#include <linux/bpf.h>
+#include "prog_env.h"
+
+static struct prog_env env;
+
+#include "lb_env.h"
+#include "ref.h"
+
+#define FUZZ_QUEUE_TARGETS 5
+#define FUZZ_HOLE 2
+#define FUZZ_MAX_WATCH 16
+
+static const char *const fuzz_services[] = {
+	"10.99.0.1:80/tcp",         /* ipip, IPv4 and IPv6 backends */
+	"10.99.0.1:*/udp",          /* L2, any port */
+	"[2001:db8:99::1]:443/tcp", /* ip6ip6 */
+};
+
+static struct ref_config cfg;
+static __u32 watch[FUZZ_MAX_WATCH], n_watch;
+
+static inline void fuzz_watch(const struct xs_pool *p)
+{
+	__u32 i;
+
+	for (i = 0; i < p->hdr.n_buckets && n_watch < FUZZ_MAX_WATCH; i++)
+		if (p->bucket[i] != XS_NO_TARGET)
+			watch[n_watch++] = p->bucket[i];
+}
+
+static inline int fuzz_env_setup(void)
+{
+	static const char *const be_mixed[] = { "10.20.0.11", "2001:db8:20::11" };
+	static const char *const be_v4[] = { "10.20.0.11" };
+	static const char *const be_v6[] = { "2001:db8:20::11" };
+	int i;
+
+	if (netns_setup() || prog_env_open(&env, XS_DEFAULT_FLOW_ENTRIES, XDP_PASS) ||
+	    prog_env_targets(&env, XS_ALGO_JUMP, 0, FUZZ_QUEUE_TARGETS, seed))
+		return -1;
+	/* A hole sends the keys that land on it through the redraw path. */
+	env.pool.bucket[FUZZ_HOLE] = XS_NO_TARGET;
+	if (xs_pool_publish(&env.h, XS_POOL_QUEUES, &env.pool) ||
+	    !add_service(fuzz_services[0], XS_ENCAP_IPIP, be_mixed, 2) ||
+	    !add_service(fuzz_services[1], XS_ENCAP_L2, be_v4, 1) ||
+	    !add_service(fuzz_services[2], XS_ENCAP_IPIP, be_v6, 1))
+		return -1;
+
+	/* The reference sees what the kernel sees: read it all back. */
+	if (xs_pool_read(&env.h, XS_POOL_QUEUES, &cfg.queues) ||
+	    xs_targets_read(&env.h, cfg.targets))
+		return -1;
+	fuzz_watch(&cfg.queues);
+	for (i = 0; i < (int)XS_ARRAY_SIZE(fuzz_services); i++) {
+		struct ref_service *s = &cfg.svc[cfg.n_svc];
+
+		if (xs_parse_service(fuzz_services[i], &s->key) ||
+		    bpf_map_lookup_elem(env.h.services_fd, &s->key, &s->svc) ||
+		    xs_pool_read(&env.h, s->svc.id, &s->pool))
+			return -1;
+		fuzz_watch(&s->pool);
+		cfg.n_svc++;
+	}
+	memcpy(cfg.lb_mac, mac_a, 6);
+	memcpy(cfg.be_mac, mac_be, 6);
+	return 0;
+}
+
+/* Every counter, summed over CPUs, in one syscall. */
+static inline int fuzz_counters(__u64 *sum)
+{
+	static __u64 vals[XS_C_MAX * 256];
+	static __u32 keys[XS_C_MAX];
+	__u32 count = XS_C_MAX, out_batch, i;
+	int cpu, nr = env.h.nr_cpus;
+	LIBBPF_OPTS(bpf_map_batch_opts, o);
+
+	if (nr > 256 || (bpf_map_lookup_batch(env.h.counters_fd, NULL, &out_batch, keys, vals,
+					      &count, &o) && errno != ENOENT))
+		return xs_counters_read(&env.h, sum);
+	memset(sum, 0, XS_C_MAX * sizeof(*sum));
+	for (i = 0; i < count; i++)
+		for (cpu = 0; cpu < nr; cpu++)
+			if (keys[i] < XS_C_MAX)
+				sum[keys[i]] += vals[i * nr + cpu];
+	return count == XS_C_MAX ? 0 : -EIO;
+}
+
+static inline int fuzz_packets(__u64 *packets)
+{
+	struct xs_target_stats s;
+	__u32 i;
+
+	for (i = 0; i < n_watch; i++) {
+		if (xs_stats_read(&env.h, watch[i], &s, NULL))
+			return -1;
+		packets[i] = s.packets;
+	}
+	return 0;
+}
+
+#endif /* XS_FUZZ_ENV_H */
