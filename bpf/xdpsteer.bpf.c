@@ -448,6 +448,8 @@ int xdpsteer_xdp(struct xdp_md *ctx)
 		hit = xs_cache_hit(&p, cached, &t);
 		if (hit) {
 			xs_count(XS_C_FLOW_HIT);
+			if (p.icmp == XS_ICMP_ERROR && hit->pool != XS_POOL_QUEUES)
+				xs_count(XS_C_ICMP_ERROR);
 			pin = hit->pin;
 			if (hit->pool == XS_POOL_QUEUES)
 				goto queue;

@@ -287,11 +287,9 @@ static __always_inline int xs_echo_reply(struct xdp_md *ctx, const struct xs_par
 	__u8 *icmp;
 	__u32 sum;
 
+	/* Check everything before changing anything: a declined request goes up untouched. */
 	if ((void *)(eth + 1) > data_end)
 		return XDP_PASS;
-	__builtin_memcpy(mac, eth->h_dest, ETH_ALEN);
-	__builtin_memcpy(eth->h_dest, eth->h_source, ETH_ALEN);
-	__builtin_memcpy(eth->h_source, mac, ETH_ALEN);
 	if (p->family == 4) {
 		struct iphdr *ip = data + l3;
 		__be32 a;
@@ -331,6 +329,9 @@ static __always_inline int xs_echo_reply(struct xdp_md *ctx, const struct xs_par
 		sum += bpf_htons(0x0100);
 		*csum = xs_csum_fold(sum);
 	}
+	__builtin_memcpy(mac, eth->h_dest, ETH_ALEN);
+	__builtin_memcpy(eth->h_dest, eth->h_source, ETH_ALEN);
+	__builtin_memcpy(eth->h_source, mac, ETH_ALEN);
 	xs_count(XS_C_ICMP_ECHO);
 	return XDP_TX;
 }

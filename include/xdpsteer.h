@@ -175,6 +175,7 @@ XS_INLINE __u64 xs_target_load(__u32 target, __u64 packets, __u64 dequeued, __u6
 	X(XS_C_BAD_IHL, "bad_ihl", "pass")                                    \
 	X(XS_C_BAD_IP_LEN, "bad_ip_len", "pass")                              \
 	X(XS_C_IP6_EXT_LIMIT, "ipv6_ext_limit", "pass")                       \
+	X(XS_C_IP6_MAPPED, "ipv6_mapped_addr", "pass")                        \
 	X(XS_C_TRUNC_L4, "truncated_l4", "pass")                              \
 	X(XS_C_NO_TARGETS, "no_targets", "pass")                              \
 	X(XS_C_TARGET_GONE, "target_gone", "pass")                            \

@@ -167,6 +167,10 @@ XS_INLINE int xs_parse_ports(void *pos, void *data_end, __u8 proto, struct xs_pa
 	switch (proto) {
 	case IPPROTO_ICMP:
 	case IPPROTO_ICMPV6:
+		/* ICMP belongs to IPv4 and ICMPv6 to IPv6; the other way round they
+		 * are just protocols without ports. */
+		if ((proto == IPPROTO_ICMP) != (p->family == 4))
+			return XS_PARSE_OK;
 		return xs_parse_icmp(pos, data_end, p);
 	case IPPROTO_TCP:
 		need = sizeof(struct tcphdr);
@@ -222,6 +226,11 @@ XS_INLINE int xs_parse_ipv4(void *pos, void *data_end, struct xs_parsed *p)
 	return xs_parse_ports(pos + ihl_bytes, data_end, ip->protocol, p);
 }
 
+XS_INLINE int xs_ip6_is_mapped(const __be32 *a)
+{
+	return !a[0] && !a[1] && a[2] == bpf_htonl(0xffff);
+}
+
 XS_INLINE int xs_parse_ipv6(void *pos, void *data_end, struct xs_parsed *p)
 {
 	struct ipv6hdr *ip6 = pos;
@@ -234,6 +243,11 @@ XS_INLINE int xs_parse_ipv6(void *pos, void *data_end, struct xs_parsed *p)
 		return XS_C_BAD_IHL;
 	if ((void *)(ip6 + 1) + bpf_ntohs(ip6->payload_len) > data_end)
 		return XS_C_BAD_IP_LEN;
+	/* IPv4-mapped addresses never appear in IPv6 headers (RFC 4291 2.5.5.2);
+	 * keyed, they would be indistinguishable from IPv4 and match IPv4 VIPs. */
+	if (xs_ip6_is_mapped((const __be32 *)&ip6->saddr) ||
+	    xs_ip6_is_mapped((const __be32 *)&ip6->daddr))
+		return XS_C_IP6_MAPPED;
 	p->family = 6;
 	p->tos = (ip6->priority << 4) | (ip6->flow_lbl[0] >> 4);
 	p->ip_len = (__u16)(sizeof(*ip6) + bpf_ntohs(ip6->payload_len));

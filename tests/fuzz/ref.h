@@ -51,7 +51,6 @@ struct ref_result {
 	__u32 outer;             /* REF_TUNNEL: outer IP header length */
 	__u32 l3_off;
 	__u8 inner_family;       /* REF_TUNNEL: 4 or 6 */
-	__u8 echo_declined;      /* an echo request to a VIP that is not answered */
 };
 
 static inline const struct ref_service *ref_find_service(const struct ref_config *c,
@@ -120,7 +119,6 @@ static inline void ref_echo(const unsigned char *in, __u32 len, const struct xs_
 
 		if ((o[l3] & 0xf) != 5) {
 			r->verdict = XDP_PASS;  /* options: not answered here */
-			r->echo_declined = 1;
 			r->bytes = REF_SAME;
 			return;
 		}
@@ -139,7 +137,6 @@ static inline void ref_echo(const unsigned char *in, __u32 len, const struct xs_
 
 		if (o[l3 + 6] != IPPROTO_ICMPV6) {
 			r->verdict = XDP_PASS;  /* extension headers: not answered here */
-			r->echo_declined = 1;
 			r->bytes = REF_SAME;
 			return;
 		}
@@ -218,7 +215,6 @@ static inline void ref_run(const struct ref_config *c, const unsigned char *fram
 	memset(r->counters, 0, sizeof(r->counters));
 	r->target = XS_NO_TARGET;
 	r->flow_lookups = 0;
-	r->echo_declined = 0;
 	r->bytes = REF_SAME;
 	r->out_len = len;
 	if (len > sizeof(aligned) - 2) {
