@@ -32,7 +32,7 @@ int xs_parse_seed(const char *s, __u64 seed[2])
 	int i;
 
 	if (strlen(p) != 32 || strspn(p, "0123456789abcdefABCDEF") != 32) {
-		pr_warn("--seed: '%s' is not 32 hex digits (a 128-bit SipHash key, e.g. the "
+		pr_warn("seed '%s' is not 32 hex digits (a 128-bit SipHash key, e.g. the "
 			"'seed' that `xdpsteer status` shows on another host)\n", s);
 		return -EINVAL;
 	}

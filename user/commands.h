@@ -13,6 +13,7 @@ int xs_cmd_target_del(const struct xs_args *a);
 int xs_cmd_target_list(const struct xs_args *a);
 int xs_cmd_stats(const struct xs_args *a);
 int xs_cmd_lookup(const struct xs_args *a);
+int xs_cmd_seed(const struct xs_args *a);
 int xs_cmd_service_add(const struct xs_args *a);
 int xs_cmd_service_del(const struct xs_args *a);
 int xs_cmd_service_list(const struct xs_args *a);

@@ -92,6 +92,8 @@ const struct xs_cmd xs_commands[] = {
 	  stats_opts, xs_cmd_stats },
 	{ "lookup", "IFACE PROTO SRC:SPORT DST:DPORT", "which target a flow goes to, and why", 4,
 	  4, json_opts, xs_cmd_lookup },
+	{ "seed", "IFACE HEX|random", "rotate the hash key; pinned flows keep their targets", 2, 2,
+	  NULL, xs_cmd_seed },
 	{ "service add", "IFACE VIP:PORT/PROTO", "add a load-balanced service (PORT * = any port)",
 	  2, 2, service_add_opts, xs_cmd_service_add },
 	{ "service del", "IFACE VIP:PORT/PROTO", "remove a service and its backends", 2, 2, NULL,
