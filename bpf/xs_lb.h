@@ -64,6 +64,22 @@ static __always_inline void xs_outer_src6(const struct xs_service *svc, __u32 fl
 	src[3] = svc->src6[3] | bpf_htonl(flow_hash & mask);
 }
 
+/* A FIB query for @be arriving on the ingress interface; @tot_len > 0 asks for the MTU. */
+static __always_inline void xs_fib_query(struct xdp_md *ctx, const struct xs_target *be,
+					 __u16 tot_len, struct bpf_fib_lookup *fib)
+{
+	__builtin_memset(fib, 0, sizeof(*fib));
+	fib->ifindex = ctx->ingress_ifindex;
+	fib->tot_len = tot_len;
+	if (be->family == 4) {
+		fib->family = XS_AF_INET;
+		fib->ipv4_dst = be->addr[3];
+	} else {
+		fib->family = XS_AF_INET6;
+		__builtin_memcpy(fib->ipv6_dst, be->addr, 16);
+	}
+}
+
 /*
  * Next hop towards backend @id: from this CPU's cache while it is fresh,
  * else from bpf_fib_lookup() (two lookups: one for the MACs, one that
@@ -90,15 +106,7 @@ static __always_inline int xs_nexthop(struct xdp_md *ctx, const struct xs_target
 	if (c->uid == be->uid && now < c->expires)
 		return BPF_FIB_LKUP_RET_SUCCESS;
 
-	__builtin_memset(&fib, 0, sizeof(fib));
-	fib.ifindex = ctx->ingress_ifindex;
-	if (be->family == 4) {
-		fib.family = XS_AF_INET;
-		fib.ipv4_dst = be->addr[3];
-	} else {
-		fib.family = XS_AF_INET6;
-		__builtin_memcpy(fib.ipv6_dst, be->addr, 16);
-	}
+	xs_fib_query(ctx, be, 0, &fib);
 	rc = bpf_fib_lookup(ctx, &fib, sizeof(fib), 0);
 	if (rc != BPF_FIB_LKUP_RET_SUCCESS)
 		return rc;
@@ -107,16 +115,7 @@ static __always_inline int xs_nexthop(struct xdp_md *ctx, const struct xs_target
 	c->ifindex = fib.ifindex;
 
 	/* Ask again with the largest length: the FIB answers with the route MTU. */
-	__builtin_memset(&fib, 0, sizeof(fib));
-	fib.ifindex = ctx->ingress_ifindex;
-	fib.tot_len = 0xffff;
-	if (be->family == 4) {
-		fib.family = XS_AF_INET;
-		fib.ipv4_dst = be->addr[3];
-	} else {
-		fib.family = XS_AF_INET6;
-		__builtin_memcpy(fib.ipv6_dst, be->addr, 16);
-	}
+	xs_fib_query(ctx, be, 0xffff, &fib);
 	rc = bpf_fib_lookup(ctx, &fib, sizeof(fib), 0);
 	c->mtu = rc == BPF_FIB_LKUP_RET_FRAG_NEEDED ? fib.mtu_result : 0xffff;
 	c->uid = be->uid;

@@ -250,6 +250,18 @@ out:
 	return err;
 }
 
+/* Target id of backend @addr of service @svc_id, or XS_NO_TARGET. */
+static __u32 xs_backend_find(const struct xs_target *all, __u32 svc_id, const __be32 *addr)
+{
+	__u32 id;
+
+	for (id = XS_BACKEND_BASE; id < XS_MAX_TARGETS; id++)
+		if (all[id].kind == XS_TARGET_BACKEND && all[id].service == svc_id &&
+		    !memcmp(all[id].addr, addr, sizeof(all[id].addr)))
+			return id;
+	return XS_NO_TARGET;
+}
+
 static int xs_parse_backend(const char *s, struct xs_target *t)
 {
 	struct in6_addr a6;
@@ -279,7 +291,7 @@ int xs_cmd_backend_add(const struct xs_args *a)
 	struct xs_pool pool = { 0 };
 	struct xs_service svc;
 	struct xs_handle h;
-	__u32 id, w, weight = 1, n, *grown, hand;
+	__u32 id, w, weight = 1, n, *grown;
 	bool vip_v4;
 	char name[80];
 	int err;
@@ -311,13 +323,10 @@ int xs_cmd_backend_add(const struct xs_args *a)
 	err = err ?: xs_pool_read(&h, svc.id, &pool);
 	if (err)
 		goto out;
-	for (id = XS_BACKEND_BASE; id < XS_MAX_TARGETS; id++) {
-		if (all[id].kind == XS_TARGET_BACKEND && all[id].service == svc.id &&
-		    !memcmp(all[id].addr, t.addr, sizeof(t.addr))) {
-			pr_warn("%s: %s is already a backend of %s\n", h.ifname, a->pos[2], name);
-			err = -EEXIST;
-			goto out;
-		}
+	if (xs_backend_find(all, svc.id, t.addr) != XS_NO_TARGET) {
+		pr_warn("%s: %s is already a backend of %s\n", h.ifname, a->pos[2], name);
+		err = -EEXIST;
+		goto out;
 	}
 	for (id = XS_BACKEND_BASE; id < XS_MAX_TARGETS && all[id].kind; id++)
 		;
@@ -344,19 +353,9 @@ int xs_cmd_backend_add(const struct xs_args *a)
 		if (!w)
 			t.bucket = b;
 	}
-	err = -ERANGE;
-	if (pool.hdr.n_buckets > XS_MAX_BUCKETS) {
-		pr_warn("%s: %s would have %u slots, more than %u\n", h.ifname, name,
-			pool.hdr.n_buckets, XS_MAX_BUCKETS);
+	err = xs_pool_check_size(&h, &pool.hdr, pool.hdr.n_buckets);
+	if (err)
 		goto out;
-	}
-	hand = pool.hdr.hand_size < pool.hdr.n_buckets ? pool.hdr.hand_size : pool.hdr.n_buckets;
-	if (pool.hdr.algo == XS_ALGO_SHUFFLE && xs_hand_entropy_ok(pool.hdr.n_buckets, hand)) {
-		pr_warn("%s: hand size %u over %u slots needs more than %u bits of entropy: use a "
-			"smaller --hand-size or smaller weights\n", h.ifname, hand,
-			pool.hdr.n_buckets, XS_ENTROPY_BITS);
-		goto out;
-	}
 	t.service = svc.id;
 	t.weight = (__u16)weight;
 	t.uid = xs_backend_uid();
@@ -409,11 +408,8 @@ int xs_cmd_backend_del(const struct xs_args *a)
 	err = err ?: xs_pool_read(&h, svc.id, &pool);
 	if (err)
 		goto out;
-	for (id = XS_BACKEND_BASE; id < XS_MAX_TARGETS; id++)
-		if (all[id].kind == XS_TARGET_BACKEND && all[id].service == svc.id &&
-		    !memcmp(all[id].addr, t.addr, sizeof(t.addr)))
-			break;
-	if (id >= XS_MAX_TARGETS) {
+	id = xs_backend_find(all, svc.id, t.addr);
+	if (id == XS_NO_TARGET) {
 		pr_warn("%s: %s is not a backend of %s\n", h.ifname, a->pos[2], name);
 		err = -ENOENT;
 		goto out;
@@ -522,9 +518,9 @@ static int xs_backend_drain(const struct xs_args *a, bool drain)
 	struct xs_pool pool = { 0 };
 	struct xs_service svc;
 	struct xs_handle h;
-	char name[80];
+	char name[80], what[128];
 	__u32 id;
-	int err, n;
+	int err;
 
 	if (xs_parse_service(a->pos[1], &key) || xs_parse_backend(a->pos[2], &t))
 		return -EINVAL;
@@ -543,33 +539,15 @@ static int xs_backend_drain(const struct xs_args *a, bool drain)
 	err = err ?: xs_pool_read(&h, svc.id, &pool);
 	if (err)
 		goto out;
-	for (id = XS_BACKEND_BASE; id < XS_MAX_TARGETS; id++)
-		if (all[id].kind == XS_TARGET_BACKEND && all[id].service == svc.id &&
-		    !memcmp(all[id].addr, t.addr, sizeof(t.addr)))
-			break;
+	id = xs_backend_find(all, svc.id, t.addr);
 	err = -ENOENT;
-	if (id >= XS_MAX_TARGETS) {
+	if (id == XS_NO_TARGET) {
 		pr_warn("%s: %s is not a backend of %s\n", h.ifname, a->pos[2], name);
 		goto out;
 	}
 	t = all[id];
-	err = -EALREADY;
-	if (!!(t.flags & XS_TARGET_F_DRAIN) == drain) {
-		pr_warn("%s: %s: backend %s is %s draining\n", h.ifname, name, a->pos[2],
-			drain ? "already" : "not");
-		goto out;
-	}
-	n = xs_pool_drain(&pool, &t, id, drain);
-	err = n < 0 ? n : 0;
-	if (err)
-		goto out;
-	t.flags ^= XS_TARGET_F_DRAIN;
-	err = drain ? xs_pool_publish(&h, svc.id, &pool) ?: xs_target_write(&h, id, &t)
-		    : xs_target_write(&h, id, &t) ?: xs_pool_publish(&h, svc.id, &pool);
-	if (!err)
-		printf("%s: %s: %s backend %s: %d slot%s %s; pinned flows stay with it\n",
-		       h.ifname, name, drain ? "draining" : "undrained", a->pos[2], n,
-		       n == 1 ? "" : "s", drain ? "emptied" : "refilled");
+	snprintf(what, sizeof(what), "%s backend %s", name, a->pos[2]);
+	err = xs_drain_apply(&h, svc.id, &pool, &t, id, drain, what);
 out:
 	xs_pool_free(&pool);
 	free(all);

@@ -112,27 +112,6 @@ static int xs_parse_target(const struct xs_handle *h, const struct xs_args *a,
 	return 0;
 }
 
-/* Would a pool of @n buckets be legal? Prints why not. */
-static int xs_check_pool_size(const struct xs_handle *h, const struct xs_pool_hdr *hdr, __u32 n)
-{
-	__u32 hand;
-
-	if (n > XS_MAX_BUCKETS) {
-		pr_warn("%s: a pool holds at most %u slots\n", h->ifname, XS_MAX_BUCKETS);
-		return -ENOSPC;
-	}
-	if (hdr->algo != XS_ALGO_SHUFFLE || n == 0)
-		return 0;
-	hand = hdr->hand_size < n ? hdr->hand_size : n;
-	if (xs_hand_entropy_ok(n, hand)) {
-		pr_warn("%s: hand size %u with %u targets needs more than %u bits of hash entropy "
-			"(hand * log2(targets) must be <= %u): re-attach with a smaller "
-			"--hand-size\n", h->ifname, hand, n, XS_ENTROPY_BITS, XS_ENTROPY_BITS);
-		return -ERANGE;
-	}
-	return 0;
-}
-
 static int xs_redirect_set(const struct xs_handle *h, __u32 id, const struct xs_target *t)
 {
 	int prog_fd, err = 0;
@@ -229,7 +208,7 @@ int xs_cmd_target_add(const struct xs_args *a)
 	t.bucket = all[id].bucket;
 	slot = xs_pool_pick_bucket(&pool, &all[id]);
 	if (slot == pool.hdr.n_buckets) {
-		err = xs_check_pool_size(&h, &pool.hdr, pool.hdr.n_buckets + 1);
+		err = xs_pool_check_size(&h, &pool.hdr, pool.hdr.n_buckets + 1);
 		if (err)
 			goto out;
 		grown = realloc(pool.bucket, (pool.hdr.n_buckets + 1) * sizeof(*grown));
@@ -273,6 +252,44 @@ out:
 	return err;
 }
 
+/*
+ * Open the attachment, read its targets and queue pool, and find the target
+ * that a->pos[1..2] names, which must exist. On success the caller owns
+ * *h, *all and *pool.
+ */
+static int xs_target_existing(const struct xs_args *a, struct xs_handle *h,
+			      struct xs_target **all, struct xs_pool *pool, __u32 *id)
+{
+	struct xs_target t;
+	int err;
+
+	err = xs_open(a->pos[0], h);
+	if (err)
+		return err;
+	err = -ENOMEM;
+	*all = calloc(XS_MAX_TARGETS, sizeof(**all));
+	if (!*all)
+		goto fail;
+	err = xs_targets_read(h, *all);
+	err = err ?: xs_pool_read(h, XS_POOL_QUEUES, pool);
+	err = err ?: xs_parse_target(h, a, *all, false, id, &t);
+	if (err)
+		goto fail;
+	if (*id == XS_NO_TARGET || !((*all)[*id].flags & XS_TARGET_F_ACTIVE)) {
+		pr_warn("%s %s is not a target of %s (xdpsteer target list %s shows them)\n",
+			a->pos[1], a->pos[2], h->ifname, h->ifname);
+		err = -ENOENT;
+		goto fail;
+	}
+	return 0;
+fail:
+	xs_pool_free(pool);
+	free(*all);
+	*all = NULL;
+	xs_close(h);
+	return err;
+}
+
 int xs_cmd_target_del(const struct xs_args *a)
 {
 	struct xs_target *all = NULL, t, none = { 0 };
@@ -282,24 +299,9 @@ int xs_cmd_target_del(const struct xs_args *a)
 	__u32 id;
 	int err, slot;
 
-	err = xs_open(a->pos[0], &h);
+	err = xs_target_existing(a, &h, &all, &pool, &id);
 	if (err)
 		return err;
-	err = -ENOMEM;
-	all = calloc(XS_MAX_TARGETS, sizeof(*all));
-	if (!all)
-		goto out;
-	err = xs_targets_read(&h, all);
-	err = err ?: xs_pool_read(&h, XS_POOL_QUEUES, &pool);
-	err = err ?: xs_parse_target(&h, a, all, false, &id, &t);
-	if (err)
-		goto out;
-	if (id == XS_NO_TARGET || !(all[id].flags & XS_TARGET_F_ACTIVE)) {
-		pr_warn("%s %s is not a target of %s (xdpsteer target list %s shows them)\n",
-			a->pos[1], a->pos[2], h.ifname, h.ifname);
-		err = -ENOENT;
-		goto out;
-	}
 	t = all[id];
 	slot = xs_pool_find(&pool, id);
 	if (slot >= 0) {
@@ -395,47 +397,14 @@ static int xs_target_drain(const struct xs_args *a, bool drain)
 	struct xs_handle h;
 	char name[64];
 	__u32 id;
-	int err, n;
+	int err;
 
-	err = xs_open(a->pos[0], &h);
+	err = xs_target_existing(a, &h, &all, &pool, &id);
 	if (err)
 		return err;
-	err = -ENOMEM;
-	all = calloc(XS_MAX_TARGETS, sizeof(*all));
-	if (!all)
-		goto out;
-	err = xs_targets_read(&h, all);
-	err = err ?: xs_pool_read(&h, XS_POOL_QUEUES, &pool);
-	err = err ?: xs_parse_target(&h, a, all, false, &id, &t);
-	if (err)
-		goto out;
-	err = -ENOENT;
-	if (id == XS_NO_TARGET || !(all[id].flags & XS_TARGET_F_ACTIVE)) {
-		pr_warn("%s %s is not a target of %s\n", a->pos[1], a->pos[2], h.ifname);
-		goto out;
-	}
 	t = all[id];
 	xs_target_name(&h, &t, id, name, sizeof(name));
-	err = -EALREADY;
-	if (!!(t.flags & XS_TARGET_F_DRAIN) == drain) {
-		pr_warn("%s: %s is %s draining\n", h.ifname, name, drain ? "already" : "not");
-		goto out;
-	}
-	n = xs_pool_drain(&pool, &t, id, drain);
-	err = n < 0 ? n : 0;
-	if (!err && !drain)
-		err = xs_check_pool_size(&h, &pool.hdr, pool.hdr.n_buckets);
-	if (err)
-		goto out;
-	t.flags ^= XS_TARGET_F_DRAIN;
-	/* Draining: out of the pool first, then flagged. Undraining: the reverse. */
-	err = drain ? xs_pool_publish(&h, XS_POOL_QUEUES, &pool) ?: xs_target_write(&h, id, &t)
-		    : xs_target_write(&h, id, &t) ?: xs_pool_publish(&h, XS_POOL_QUEUES, &pool);
-	if (!err)
-		printf("%s: %s %s: %d slot%s %s; pinned flows stay with it\n", h.ifname,
-		       drain ? "draining" : "undrained", name, n, n == 1 ? "" : "s",
-		       drain ? "emptied" : "refilled");
-out:
+	err = xs_drain_apply(&h, XS_POOL_QUEUES, &pool, &t, id, drain, name);
 	xs_pool_free(&pool);
 	free(all);
 	xs_close(&h);

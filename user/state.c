@@ -14,6 +14,7 @@
 #include "endpoint.h"
 #include "log.h"
 #include "state.h"
+#include "xs_shuffle.h"
 
 int xs_check_env(void)
 {
@@ -650,5 +651,60 @@ int xs_pinned_counts(const struct xs_handle *h, const struct xs_target *all, __u
 out:
 	free(keys);
 	free(vals);
+	return err;
+}
+
+/* Would a pool of @n buckets be legal? Prints why not. */
+int xs_pool_check_size(const struct xs_handle *h, const struct xs_pool_hdr *hdr, __u32 n)
+{
+	__u32 hand;
+
+	if (n > XS_MAX_BUCKETS) {
+		pr_warn("%s: a pool holds at most %u slots\n", h->ifname, XS_MAX_BUCKETS);
+		return -ENOSPC;
+	}
+	if (hdr->algo != XS_ALGO_SHUFFLE || n == 0)
+		return 0;
+	hand = hdr->hand_size < n ? hdr->hand_size : n;
+	if (xs_hand_entropy_ok(n, hand)) {
+		pr_warn("%s: hand size %u with %u targets needs more than %u bits of hash entropy "
+			"(hand * log2(targets) must be <= %u): use a smaller --hand-size "
+			"or fewer targets\n", h->ifname, hand, n, XS_ENTROPY_BITS, XS_ENTROPY_BITS);
+		return -ERANGE;
+	}
+	return 0;
+}
+
+/*
+ * Drain (or undrain) target @id of pool @pool_id, whose pool @pool the caller
+ * has read: the pool and the target's DRAIN flag change together, in the
+ * order that never lets a packet see a draining target in the pool. @name
+ * names the target in messages. Returns 0 or -errno (printed).
+ */
+int xs_drain_apply(const struct xs_handle *h, __u32 pool_id, struct xs_pool *pool,
+		   struct xs_target *t, __u32 id, bool drain, const char *name)
+{
+	int n, err;
+
+	if (!!(t->flags & XS_TARGET_F_DRAIN) == drain) {
+		pr_warn("%s: %s is %s draining\n", h->ifname, name, drain ? "already" : "not");
+		return -EALREADY;
+	}
+	n = xs_pool_drain(pool, t, id, drain);
+	if (n < 0)
+		return n;
+	if (!drain) {
+		err = xs_pool_check_size(h, &pool->hdr, pool->hdr.n_buckets);
+		if (err)
+			return err;
+	}
+	t->flags ^= XS_TARGET_F_DRAIN;
+	/* Draining: out of the pool first, then flagged. Undraining: the reverse. */
+	err = drain ? xs_pool_publish(h, pool_id, pool) ?: xs_target_write(h, id, t)
+		    : xs_target_write(h, id, t) ?: xs_pool_publish(h, pool_id, pool);
+	if (!err)
+		printf("%s: %s %s: %d slot%s %s; pinned flows stay with it\n", h->ifname,
+		       drain ? "draining" : "undrained", name, n, n == 1 ? "" : "s",
+		       drain ? "emptied" : "refilled");
 	return err;
 }

@@ -67,7 +67,10 @@ int xs_pool_find(const struct xs_pool *p, __u32 target);
 __u32 xs_pool_live(const struct xs_pool *p);
 __u32 xs_pool_pick_bucket(const struct xs_pool *p, const struct xs_target *old);
 void xs_pool_remove(struct xs_pool *p, __u32 slot);
+int xs_pool_check_size(const struct xs_handle *h, const struct xs_pool_hdr *hdr, __u32 n);
 int xs_pool_drain(struct xs_pool *p, const struct xs_target *t, __u32 id, bool drain);
+int xs_drain_apply(const struct xs_handle *h, __u32 pool_id, struct xs_pool *pool,
+		   struct xs_target *t, __u32 id, bool drain, const char *name);
 
 int xs_targets_read(const struct xs_handle *h, struct xs_target *all);
 int xs_target_write(const struct xs_handle *h, __u32 id, const struct xs_target *t);

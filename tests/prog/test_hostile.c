@@ -15,73 +15,7 @@
 static struct prog_env env;
 static const __u64 seed[2] = { 0x5eed5eed5eed5eedULL, 0x0badc0de0badc0deULL };
 
-#define XS_COUNTER_NAME(e, name, kind) name,
-static const char *const counter_names[] = { XS_COUNTERS(XS_COUNTER_NAME) };
-
-static void counters(__u64 *c)
-{
-	if (xs_counters_read(&env.h, c))
-		memset(c, 0, sizeof(__u64) * XS_C_MAX);
-}
-
-static void key_v4(struct xs_flow_key *k, const char *s, const char *d, __u8 proto, __u16 sp,
-		   __u16 dp)
-{
-	memset(k, 0, sizeof(*k));
-	k->src[2] = k->dst[2] = htonl(0xffff);
-	inet_pton(AF_INET, s, &k->src[3]);
-	inet_pton(AF_INET, d, &k->dst[3]);
-	k->proto = proto;
-	k->sport = htons(sp);
-	k->dport = htons(dp);
-}
-
-static void key_v6(struct xs_flow_key *k, const char *s, const char *d, __u8 proto)
-{
-	memset(k, 0, sizeof(*k));
-	inet_pton(AF_INET6, s, k->src);
-	inet_pton(AF_INET6, d, k->dst);
-	k->proto = proto;
-}
-
-/*
- * Run the first @len bytes of @p (all if 0): the verdict must be @verdict,
- * exactly the counters in @bumped must rise (by one per mention), and with
- * @key the frame must be steered, the target the shared decision picks for
- * @key charged one packet and @key pinned to it.
- */
-static void expect(const struct pkt *p, __u32 len, int verdict, const int *bumped,
-		   const struct xs_flow_key *key, const char *what)
-{
-	__u64 before[XS_C_MAX], after[XS_C_MAX], want[XS_C_MAX] = { 0 };
-	struct xs_target_stats s0 = { 0 }, s1 = { 0 };
-	struct xs_decision d;
-	int ret, i;
-
-	counters(before);
-	if (key) {
-		xs_decide(&env.pool, NULL, key, &d);
-		xs_stats_read(&env.h, d.target, &s0, NULL);
-	}
-	ret = prog_env_run(&env, p->buf, len ? len : p->len, 1, NULL, NULL, NULL);
-	counters(after);
-	ASSERT_EQ(ret, verdict, what);
-	for (i = 0; bumped[i] != XS_C_MAX; i++)
-		want[bumped[i]]++;
-	for (i = 0; i < XS_C_MAX; i++) {
-		char msg[160];
-
-		snprintf(msg, sizeof(msg), "%s: counter %s", what, counter_names[i]);
-		ASSERT_EQ(after[i] - before[i], want[i], msg);
-	}
-	if (key) {
-		xs_stats_read(&env.h, d.target, &s1, NULL);
-		ASSERT_EQ(s1.packets - s0.packets, 1, what);
-		ASSERT_EQ(prog_env_pinned(&env, key), d.target, what);
-	}
-}
-
-#define BUMP(...) ((const int[]){ __VA_ARGS__, XS_C_MAX })
+#include "expect.h"
 
 static struct iphdr *ip4(struct pkt *p)
 {
@@ -175,7 +109,7 @@ TEST(ipv6_chains_and_loops)
 
 	/* At the limit: 7 headers then TCP is the longest chain that parses. */
 	v6_chain(&p, "2001:db8:9::1", mixed, XS_IP6_MAX_EXT - 1, 0);
-	key_v6(&k, "2001:db8:9::1", "2001:db8:9::2", IPPROTO_TCP);
+	key_v6(&k, "2001:db8:9::1", "2001:db8:9::2", IPPROTO_TCP, 0, 0);
 	k.sport = htons(4000);
 	k.dport = htons(80);
 	expect(&p, 0, XDP_REDIRECT, BUMP(XS_C_FLOW_NEW), &k, "7 mixed headers");
@@ -250,7 +184,7 @@ TEST(overlapping_and_tiny_fragments)
 	((struct ipv6hdr *)(p.buf + p.l3_off))->payload_len = htons(7);
 	expect(&p, p.len - 1, XDP_PASS, BUMP(XS_C_TRUNC_IP), NULL, "cut fragment header");
 	((struct ipv6hdr *)(p.buf + p.l3_off))->payload_len = htons(8);
-	key_v6(&k, "2001:db8:9::3", "2001:db8:9::2", IPPROTO_UDP);
+	key_v6(&k, "2001:db8:9::3", "2001:db8:9::2", IPPROTO_UDP, 0, 0);
 	expect(&p, 0, XDP_REDIRECT, BUMP(XS_C_FRAGMENT, XS_C_FLOW_NEW), &k, "empty fragment");
 }
 

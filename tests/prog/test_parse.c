@@ -13,77 +13,7 @@
 static struct prog_env env;
 static const __u64 seed[2] = { 0x0123456789abcdefULL, 0xfedcba9876543210ULL };
 
-#define XS_COUNTER_NAME(e, name, kind) name,
-static const char *const counter_names[] = { XS_COUNTERS(XS_COUNTER_NAME) };
-
-static void counters(struct prog_env *e, __u64 *c)
-{
-	if (xs_counters_read(&e->h, c))
-		memset(c, 0, sizeof(__u64) * XS_C_MAX);
-}
-
-static void key_v4(struct xs_flow_key *k, const char *s, const char *d, __u8 proto, __u16 sp,
-		   __u16 dp)
-{
-	memset(k, 0, sizeof(*k));
-	k->src[2] = k->dst[2] = htonl(0xffff);
-	inet_pton(AF_INET, s, &k->src[3]);
-	inet_pton(AF_INET, d, &k->dst[3]);
-	k->proto = proto;
-	k->sport = htons(sp);
-	k->dport = htons(dp);
-}
-
-static void key_v6(struct xs_flow_key *k, const char *s, const char *d, __u8 proto, __u16 sp,
-		   __u16 dp)
-{
-	memset(k, 0, sizeof(*k));
-	inet_pton(AF_INET6, s, k->src);
-	inet_pton(AF_INET6, d, k->dst);
-	k->proto = proto;
-	k->sport = htons(sp);
-	k->dport = htons(dp);
-}
-
-/*
- * Run @p (first @len bytes, all if 0) and check the verdict and that exactly
- * the counters in @bumped (XS_C_MAX terminated) rose by one. With @key, the
- * packet must be steered to the target the shared decision picks for it.
- */
-static void expect(struct pkt *p, __u32 len, int verdict, const int *bumped,
-		   const struct xs_flow_key *key, const char *what)
-{
-	__u64 before[XS_C_MAX], after[XS_C_MAX], want[XS_C_MAX] = { 0 };
-	struct xs_target_stats s0, s1;
-	struct xs_decision d;
-	int ret, i;
-
-	counters(&env, before);
-	if (key) {
-		xs_decide(&env.pool, NULL, key, &d);
-		xs_stats_read(&env.h, d.target, &s0, NULL);
-	}
-	ret = prog_env_run(&env, p->buf, len ? len : p->len, 1, NULL, NULL, NULL);
-	counters(&env, after);
-	if (!ASSERT_EQ(ret, verdict, what))
-		fprintf(stderr, "    (%s)\n", what);
-	for (i = 0; bumped[i] != XS_C_MAX; i++)
-		want[bumped[i]]++;
-	for (i = 0; i < XS_C_MAX; i++) {
-		char msg[128];
-
-		snprintf(msg, sizeof(msg), "%s: counter %s", what, counter_names[i]);
-		ASSERT_EQ(after[i] - before[i], want[i], msg);
-	}
-	if (key) {
-		xs_stats_read(&env.h, d.target, &s1, NULL);
-		ASSERT_EQ(s1.packets - s0.packets, 1, what);
-		ASSERT_EQ(prog_env_pinned(&env, key), d.target, what);
-	}
-}
-
-#define BUMP(...) ((const int[]){ __VA_ARGS__, XS_C_MAX })
-#define NONE ((const int[]){ XS_C_MAX })
+#include "expect.h"
 
 static void v4_tcp(struct pkt *p, const char *s, __u16 sp)
 {
