@@ -100,6 +100,13 @@ struct {
 	__type(value, struct xs_self);
 } xs_self SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xs_pin_budget);
+} xs_pin_budget SEC(".maps");
+
 /* Room for one steering decision per CPU (struct xs_decision is 240 bytes). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

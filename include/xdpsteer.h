@@ -184,6 +184,7 @@ XS_INLINE __u64 xs_target_load(__u32 target, __u64 packets, __u64 dequeued, __u6
 	X(XS_C_FLOW_HIT, "flow_hit", "info")                                  \
 	X(XS_C_FLOW_NEW, "flow_new", "info")                                  \
 	X(XS_C_FLOW_REPIN, "flow_repin", "info")                              \
+	X(XS_C_PIN_LIMITED, "pin_rate_limited", "info")                       \
 	X(XS_C_NOT_VIP, "not_vip", "pass")                                    \
 	X(XS_C_NO_BACKEND, "no_backend", "pass")                              \
 	X(XS_C_TOO_BIG, "too_big", "drop")                                    \
@@ -229,6 +230,17 @@ struct xs_nexthop {
 	__u16 mtu;           /* route MTU towards the backend */
 	__u16 pad;
 	__u64 expires;       /* bpf_ktime_get_coarse_ns() */
+};
+
+/*
+ * xs_pin_budget (per-CPU): a token bucket for new pins. Above the rate
+ * (--pin-rate, per CPU) new flows are steered without a pin, so a flood of
+ * new flows cannot evict established pins from the LRU faster than that.
+ * credit is in nanotoken units (1e9 per pin).
+ */
+struct xs_pin_budget {
+	__u64 credit;
+	__u64 last_ns;
 };
 
 /* xs_self value: facts only known after load, written once by attach. */

@@ -33,6 +33,13 @@ struct xs_decision {
 	__u32 target;            /* target id in that bucket */
 	struct xs_hand hand;     /* shuffle: dealt buckets, in dealing order */
 	__u64 load[XS_MAX_HAND]; /* shuffle: load of each card when chosen */
+	/*
+	 * Input: decide without loads. The XDP program sets it for a flow it
+	 * will not pin, so that a shuffle flow without a pin is placed by its
+	 * hand's fixed tie-break order, the same for each of its packets.
+	 */
+	__u32 no_load;
+	__u32 pad;
 };
 
 #endif /* XS_SELECT_H */
@@ -107,7 +114,10 @@ XS_INLINE int xs_select(const struct xs_pool_hdr *hdr, const struct xs_flow_key 
 			break;
 		t = xs_env_bucket(env, d->hand.card[i]);
 		/* An empty bucket is never the least loaded. */
-		d->load[i] = t == XS_NO_TARGET ? ~0ULL : xs_env_load(env, t);
+		if (t == XS_NO_TARGET)
+			d->load[i] = ~0ULL;
+		else
+			d->load[i] = d->no_load ? 0 : xs_env_load(env, t);
 	}
 	/* Holes load as ~0: one is picked only when the whole hand is holes. */
 	d->bucket = d->hand.card[XS_PICK_FN(&d->hand, d->load, d->flow_hash) & (XS_MAX_HAND - 1)];

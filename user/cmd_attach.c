@@ -18,9 +18,12 @@
 #include "xdpsteer.skel.h"
 #include "xs_shuffle.h"
 
+#define XS_DEFAULT_PIN_RATE 50000 /* new pins per second per CPU: see README, "flood" */
+
 struct xs_attach_cfg {
 	enum xdp_attach_mode mode;
 	__u32 flow_entries;
+	__u32 pin_rate;
 	__u32 unparsed_verdict;
 	struct xs_pool_hdr hdr;
 };
@@ -33,6 +36,7 @@ static int xs_parse_attach(const struct xs_args *a, struct xs_attach_cfg *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->mode = XDP_MODE_NATIVE;
 	cfg->flow_entries = XS_DEFAULT_FLOW_ENTRIES;
+	cfg->pin_rate = XS_DEFAULT_PIN_RATE;
 	cfg->unparsed_verdict = XDP_PASS;
 	cfg->hdr.algo = XS_ALGO_JUMP;
 	cfg->hdr.hand_size = 4;
@@ -74,6 +78,9 @@ static int xs_parse_attach(const struct xs_args *a, struct xs_attach_cfg *cfg)
 	}
 	if ((v = xs_arg(a, "flow-table-size")) &&
 	    xs_parse_u32(v, "--flow-table-size", 0, 1U << 26, &cfg->flow_entries))
+		return -EINVAL;
+	if ((v = xs_arg(a, "pin-rate")) &&
+	    xs_parse_u32(v, "--pin-rate", 0, 100000000, &cfg->pin_rate))
 		return -EINVAL;
 	if ((v = xs_arg(a, "hash-fields")) && xs_parse_fields(v, "--hash-fields", &cfg->hdr.flow_fields))
 		return -EINVAL;
@@ -165,6 +172,9 @@ int xs_cmd_attach(const struct xs_args *a)
 	skel->rodata->cfg_nr_cpus = nr_cpus;
 	skel->rodata->cfg_unparsed_verdict = cfg.unparsed_verdict;
 	skel->rodata->cfg_flow_table = cfg.flow_entries > 0;
+	skel->rodata->cfg_pin_rate = cfg.pin_rate;
+	/* A tenth of a second of new flows may come at once. */
+	skel->rodata->cfg_pin_burst = cfg.pin_rate / 10 ? cfg.pin_rate / 10 : 1;
 	/* Keys the flow cache's slot hash, so nobody can aim flows at one slot. */
 	if (getrandom((void *)&skel->rodata->cfg_cache_key, sizeof(skel->rodata->cfg_cache_key),
 		      0) != sizeof(skel->rodata->cfg_cache_key)) {

@@ -10,6 +10,7 @@ static const struct xs_opt attach_opts[] = {
 	{ "seed", "HEX", "128-bit hash key as 32 hex digits (default: random)" },
 	{ "xdp-mode", "native|skb", "XDP attach mode (default native)" },
 	{ "flow-table-size", "N", "LRU flow pins; 0 disables pinning (default 65536)" },
+	{ "pin-rate", "N", "new pins per second per CPU, 0 = no limit (default 50000)" },
 	{ "hash-fields", "LIST", "flow hash fields (default src,dst,sport,dport,proto)" },
 	{ "hand-fields", "LIST", "shuffle: fields that deal the hand (default src)" },
 	{ "unparsed", "pass|drop", "verdict for packets that cannot be keyed (default pass)" },

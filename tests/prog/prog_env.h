@@ -25,8 +25,13 @@ struct prog_env {
 	int prog_fd;
 };
 
-/* Load the object. @flow_entries 0 disables the flow table, as --flow-table-size 0 does. */
-static inline int prog_env_open(struct prog_env *e, __u32 flow_entries, __u32 unparsed_verdict)
+/*
+ * Load the object. @flow_entries 0 disables the flow table, as
+ * --flow-table-size 0 does; @pin_rate and @pin_burst are --pin-rate's
+ * settings (0: no limit).
+ */
+static inline int prog_env_open_limited(struct prog_env *e, __u32 flow_entries,
+					__u32 unparsed_verdict, __u32 pin_rate, __u32 pin_burst)
 {
 	int nr_cpus = libbpf_num_possible_cpus();
 
@@ -39,6 +44,8 @@ static inline int prog_env_open(struct prog_env *e, __u32 flow_entries, __u32 un
 	e->skel->rodata->cfg_nr_cpus = nr_cpus;
 	e->skel->rodata->cfg_unparsed_verdict = unparsed_verdict;
 	e->skel->rodata->cfg_flow_table = flow_entries > 0;
+	e->skel->rodata->cfg_pin_rate = pin_rate;
+	e->skel->rodata->cfg_pin_burst = pin_burst ? pin_burst : 1;
 	bpf_map__set_max_entries(e->skel->maps.xs_flows, flow_entries ? flow_entries : 1);
 	bpf_map__set_max_entries(e->skel->maps.xs_cpumap, nr_cpus);
 	if (xdpsteer__load(e->skel)) {
@@ -65,6 +72,11 @@ static inline int prog_env_open(struct prog_env *e, __u32 flow_entries, __u32 un
 	e->h.tx_ports_fd = bpf_map__fd(e->skel->maps.xs_tx_ports);
 	e->h.service_by_id_fd = bpf_map__fd(e->skel->maps.xs_service_by_id);
 	return 0;
+}
+
+static inline int prog_env_open(struct prog_env *e, __u32 flow_entries, __u32 unparsed_verdict)
+{
+	return prog_env_open_limited(e, flow_entries, unparsed_verdict, 0, 0);
 }
 
 static inline void prog_env_close(struct prog_env *e)
