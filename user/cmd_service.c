@@ -14,60 +14,6 @@
 #include "service.h"
 #include "xs_shuffle.h"
 
-static __u32 xs_backend_uid(void)
-{
-	__u32 uid = 0;
-
-	while (!uid)
-		if (getrandom(&uid, sizeof(uid), 0) != sizeof(uid))
-			uid = 0x5a5a5a5au;
-	return uid;
-}
-
-/* Does a backend other than @id, of any service, have address @addr? */
-static bool xs_backend_addr_used(const struct xs_target *all, __u32 id, const __be32 *addr)
-{
-	__u32 t;
-
-	for (t = XS_BACKEND_BASE; t < XS_MAX_TARGETS; t++)
-		if (t != id && all[t].kind == XS_TARGET_BACKEND &&
-		    !memcmp(all[t].addr, addr, sizeof(all[t].addr)))
-			return true;
-	return false;
-}
-
-static int xs_self_services(const struct xs_handle *h, int delta)
-{
-	struct xs_self self;
-	__u32 zero = 0;
-
-	if (bpf_map_lookup_elem(h->self_fd, &zero, &self))
-		return -errno;
-	self.n_services = (__u32)((int)self.n_services + delta);
-	return bpf_map_update_elem(h->self_fd, &zero, &self, BPF_ANY) ? -errno : 0;
-}
-
-/* xs_vips counts services per address: echo replies and "is a VIP" checks. */
-static int xs_vip_ref(const struct xs_handle *h, const struct xs_service_key *key, int delta)
-{
-	struct xs_service_key vk = { 0 };
-	struct xs_vip v = { 0 };
-
-	memcpy(vk.vip, key->vip, sizeof(vk.vip));
-	bpf_map_lookup_elem(h->vips_fd, &vk, &v);
-	v.services = (__u32)((int)v.services + delta);
-	if (!v.services)
-		return bpf_map_delete_elem(h->vips_fd, &vk) && errno != ENOENT ? -errno : 0;
-	return bpf_map_update_elem(h->vips_fd, &vk, &v, BPF_ANY) ? -errno : 0;
-}
-
-static bool xs_pool_in_use(const struct xs_handle *h, __u32 id)
-{
-	__u32 inner;
-
-	return !bpf_map_lookup_elem(h->pools_fd, &id, &inner);
-}
-
 static int xs_parse_algo(const struct xs_args *a, struct xs_pool_hdr *hdr)
 {
 	const char *v;
@@ -248,40 +194,6 @@ out:
 	free(all);
 	xs_close(&h);
 	return err;
-}
-
-/* Target id of backend @addr of service @svc_id, or XS_NO_TARGET. */
-static __u32 xs_backend_find(const struct xs_target *all, __u32 svc_id, const __be32 *addr)
-{
-	__u32 id;
-
-	for (id = XS_BACKEND_BASE; id < XS_MAX_TARGETS; id++)
-		if (all[id].kind == XS_TARGET_BACKEND && all[id].service == svc_id &&
-		    !memcmp(all[id].addr, addr, sizeof(all[id].addr)))
-			return id;
-	return XS_NO_TARGET;
-}
-
-static int xs_parse_backend(const char *s, struct xs_target *t)
-{
-	struct in6_addr a6;
-	struct in_addr a4;
-
-	memset(t, 0, sizeof(*t));
-	t->kind = XS_TARGET_BACKEND;
-	if (inet_pton(AF_INET, s, &a4) == 1) {
-		t->family = 4;
-		t->addr[2] = htonl(0xffff);
-		t->addr[3] = a4.s_addr;
-		return 0;
-	}
-	if (inet_pton(AF_INET6, s, &a6) == 1) {
-		t->family = 6;
-		memcpy(t->addr, &a6, 16);
-		return 0;
-	}
-	pr_warn("backend: '%s' is not an IPv4 or IPv6 address\n", s);
-	return -EINVAL;
 }
 
 int xs_cmd_backend_add(const struct xs_args *a)

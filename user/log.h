@@ -3,6 +3,8 @@
 #ifndef XS_LOG_H
 #define XS_LOG_H
 
+#include <stddef.h>
+
 enum xs_log_level {
 	XS_LOG_WARN = 0,
 	XS_LOG_INFO = 1,
@@ -11,6 +13,12 @@ enum xs_log_level {
 
 void xs_log_set_level(enum xs_log_level level);
 void xs_log_init(void);
+/*
+ * While a buffer is set, warnings go into it (the last one wins) instead of
+ * stderr: the config parser reuses the CLI's value parsers and prefixes
+ * their message with FILE:LINE. NULL restores stderr.
+ */
+void xs_log_capture(char *buf, size_t len);
 void xs_log(enum xs_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define pr_warn(...) xs_log(XS_LOG_WARN, __VA_ARGS__)

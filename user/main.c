@@ -74,6 +74,13 @@ static const struct xs_opt backend_add_opts[] = {
 	{ 0 },
 };
 
+static const struct xs_opt apply_opts[] = {
+	{ "file", "FILE", "the configuration (also -f FILE)" },
+	{ "dry-run", NULL, "print the plan only" },
+	{ "watch", NULL, "keep running; re-apply when the file changes" },
+	{ 0 },
+};
+
 const struct xs_cmd xs_commands[] = {
 	{ "attach", "IFACE", "attach xdpsteer to IFACE and pin its state", 1, 1, attach_opts,
 	  xs_cmd_attach },
@@ -109,6 +116,10 @@ const struct xs_cmd xs_commands[] = {
 	  "no new flows for the backend; pinned flows stay", 3, 3, NULL, xs_cmd_backend_drain },
 	{ "backend undrain", "IFACE VIP:PORT/PROTO BACKEND_IP",
 	  "take new flows again, on the slots it had", 3, 3, NULL, xs_cmd_backend_undrain },
+	{ "apply", "IFACE -f FILE", "make IFACE's state equal to FILE; prints the plan first", 1,
+	  3, apply_opts, xs_cmd_apply },
+	{ "show", "IFACE", "IFACE's running state, in the format apply reads", 1, 1, NULL,
+	  xs_cmd_show },
 	{ "decap attach", "IFACE", "backend side: strip xdpsteer's tunnel headers on IFACE", 1, 1,
 	  decap_attach_opts, xs_cmd_decap_attach },
 	{ "decap detach", "IFACE", "remove the decap program from IFACE", 1, 1, NULL,

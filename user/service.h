@@ -29,4 +29,17 @@ bool xs_addr_is_local(const __be32 addr[4]);
 /* Make every interface a possible egress for tunnelled and L2 traffic. */
 int xs_tx_ports_sync(const struct xs_handle *h);
 
+/* Does a backend other than @id, of any service, have address @addr? */
+bool xs_backend_addr_used(const struct xs_target *all, __u32 id, const __be32 *addr);
+/* Adjust xs_self.n_services by @delta. */
+int xs_self_services(const struct xs_handle *h, int delta);
+/* Adjust the count of services on the VIP of @key in xs_vips by @delta. */
+int xs_vip_ref(const struct xs_handle *h, const struct xs_service_key *key, int delta);
+bool xs_pool_in_use(const struct xs_handle *h, __u32 id);
+/* Target id of backend @addr of service @svc_id, or XS_NO_TARGET. */
+__u32 xs_backend_find(const struct xs_target *all, __u32 svc_id, const __be32 *addr);
+/* An IPv4 or IPv6 address into a backend descriptor (kind, family, addr). */
+int xs_parse_backend(const char *s, struct xs_target *t);
+__u32 xs_backend_uid(void);
+
 #endif /* XS_SERVICE_H */

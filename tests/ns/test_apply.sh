@@ -1,0 +1,311 @@
+#!/bin/bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# Declarative configuration: `xdpsteer apply -f FILE` and `show`. A corpus of
+# bad files must each be refused with the right FILE:LINE and leave every
+# pinned map byte-identical; show and apply must round-trip; a change must do
+# exactly what its plan said; --watch must follow edits and ignore bad ones.
+# Needs root; about 30 s; V=1 for detail.
+#
+#   tests/ns/test_apply.sh [TEST...]     (default: all, in order)
+set -euo pipefail
+
+XS_SUITE=apply
+if [ -z "${XS_NS_WATCHDOG:-}" ]; then
+	export XS_NS_WATCHDOG=1
+	exec timeout -k 20 "${XS_NS_TIMEOUT:-240}" bash "$0" "$@"
+fi
+
+# shellcheck source=tests/ns/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+BAD_DIR=$XS_TOP/tests/apply/bad
+SEED=5eed00000000000000000000000000c1
+DEV_A=${DEV_PREFIX}a
+DEV_B=${DEV_PREFIX}b
+DEV_C=${DEV_PREFIX}c
+VIP4=10.9.0.10
+VIP6=2001:db8::10
+
+# dump_state FILE: every map that holds the configuration, as bpftool prints it.
+# xs_pools holds the inner map ids: any publish, even of an equal pool, shows.
+dump_state() {
+	local d=$PIN_ROOT/$IF_STEER m
+	for m in xs_pools pool0 xs_targets xs_services xs_service_by_id xs_vips xs_cpumap \
+		xs_devmap xs_dev_ids xs_self; do
+		echo "== $m"
+		"$BPFTOOL" map dump pinned "$d/$m"
+	done >"$1"
+	# Service pools, through xs_pools (pins of removed services linger).
+	"$BPFTOOL" -j map dump pinned "$d/xs_pools" | "$PYTHON" -c '
+import json, sys
+for e in json.load(sys.stdin):
+    print(e.get("key"), e.get("value"))' >>"$1"
+	for m in "$d"/pool*; do
+		echo "== $(basename "$m")"
+		"$BPFTOOL" map dump pinned "$m"
+	done >>"$1"
+}
+
+assert_same_state() { # WHAT BEFORE
+	dump_state "$XS_TMP/now.dump"
+	cmp -s "$2" "$XS_TMP/now.dump" || {
+		diff "$2" "$XS_TMP/now.dump" | head -20
+		fail "$1: pinned maps changed"
+	}
+	echo "ok: $1: maps byte-identical"
+}
+
+rich_config() { # FILE
+	cat >"$1" <<-EOF
+		# A rich configuration: every kind of object.
+		seed $SEED
+		algo jump
+		hash-fields src,dst,sport,dport,proto   # the default, spelled out
+
+		target cpu 0
+		target cpu 1 qsize 512
+		target dev $DEV_A
+		target dev $DEV_B drain
+
+		service $VIP4:80/tcp
+		backend $VIP4:80/tcp 10.9.1.1 weight 2
+		backend $VIP4:80/tcp 10.9.1.2
+		backend $VIP4:80/tcp 10.9.1.3 drain
+		service [$VIP6]:443/udp algo shuffle hand-size 2 encap ipip
+		backend [$VIP6]:443/udp 2001:db8:1::1 weight 3
+		backend [$VIP6]:443/udp 2001:db8:1::2
+	EOF
+	chmod 644 "$1"
+}
+
+rich_expected() {
+	cat <<-EOF
+		# xdpsteer show $IF_STEER
+		seed $SEED
+		algo jump
+		hand-size 4
+		hash-fields src,dst,sport,dport,proto
+		hand-fields src
+		target cpu 0 qsize 2048
+		target cpu 1 qsize 512
+		target dev $DEV_A
+		target dev $DEV_B drain
+		service $VIP4:80/tcp algo jump hand-size 4 encap ipip tunnel-src 172.16.0.0/16 tunnel-src6 fd00:7873::/96
+		backend $VIP4:80/tcp 10.9.1.1 weight 2
+		backend $VIP4:80/tcp 10.9.1.2 weight 1
+		backend $VIP4:80/tcp 10.9.1.3 weight 1 drain
+		service [$VIP6]:443/udp algo shuffle hand-size 2 encap ipip tunnel-src 172.16.0.0/16 tunnel-src6 fd00:7873::/96
+		backend [$VIP6]:443/udp 2001:db8:1::1 weight 3
+		backend [$VIP6]:443/udp 2001:db8:1::2 weight 1
+	EOF
+}
+
+fresh() {
+	attach --xdp-mode skb --seed "$SEED" >/dev/null
+	rich_config "$XS_TMP/rich.conf"
+	xs apply "$IF_STEER" -f "$XS_TMP/rich.conf" >"$XS_TMP/apply.out" 2>/dev/null
+}
+
+# expect_refused WHAT FILE LINE PATTERN: apply fails with one FILE:LINE line, maps unchanged.
+expect_refused() {
+	local what=$1 file=$2 line=$3 pat=$4 rc=0
+	dump_state "$XS_TMP/before.dump"
+	xs apply "$IF_STEER" -f "$file" >"$XS_TMP/r.out" 2>"$XS_TMP/r.err" || rc=$?
+	[ "$rc" -ne 0 ] || fail "$what: accepted"
+	[ "$(wc -l <"$XS_TMP/r.err")" -eq 1 ] || fail "$what: want one error line, got: $(cat "$XS_TMP/r.err")"
+	grep -Eq -- "^$file:$line: .*($pat)" "$XS_TMP/r.err" ||
+		fail "$what: want '$file:$line: ...$pat', got: $(cat "$XS_TMP/r.err")"
+	! grep -q '^  [-+~]' "$XS_TMP/r.out" || fail "$what: printed a plan: $(cat "$XS_TMP/r.out")"
+	echo "ok: $what -> $(cat "$XS_TMP/r.err")"
+	assert_same_state "$what" "$XS_TMP/before.dump"
+}
+
+# ---------------------------------------------------------------------------
+t_bad_corpus() {
+	local f exp n=0
+	fresh
+	for f in "$BAD_DIR"/*.conf; do
+		exp=$(head -n 1 "$f")
+		[[ $exp == "# expect: "* ]] || fail "$f: first line is not '# expect: LINE PATTERN'"
+		exp=${exp#"# expect: "}
+		cp "$f" "$XS_TMP/$(basename "$f")"
+		chmod 644 "$XS_TMP/$(basename "$f")"
+		expect_refused "$(basename "$f")" "$XS_TMP/$(basename "$f")" "${exp%% *}" "${exp#* }"
+		n=$((n + 1))
+	done
+	# Made here rather than committed: an empty file, a huge one, garbage,
+	# a world-writable one, one that is not there.
+	: >"$XS_TMP/empty.conf"
+	expect_refused empty "$XS_TMP/empty.conf" 1 "declares nothing"
+	head -c $((1024 * 1024 + 1)) /dev/zero | tr '\0' '#' >"$XS_TMP/huge.conf"
+	expect_refused too_large "$XS_TMP/huge.conf" 1 "more than the 1048576"
+	head -c 4096 /dev/urandom >"$XS_TMP/garbage.conf"
+	printf 'target cpu 0\n\0\n' >>"$XS_TMP/garbage.conf"
+	expect_refused garbage "$XS_TMP/garbage.conf" '[0-9]+' "binary data"
+	printf 'algo jump\ntarget cpu 0\n\0target cpu 1\n' >"$XS_TMP/nul.conf"
+	expect_refused nul "$XS_TMP/nul.conf" 3 "binary data .byte 0x00"
+	rich_config "$XS_TMP/ww.conf"
+	chmod 666 "$XS_TMP/ww.conf"
+	expect_refused world_writable "$XS_TMP/ww.conf" 1 "world-writable.*anyone"
+	expect_refused missing "$XS_TMP/nonexistent.conf" 1 "cannot open"
+	[ "$n" -ge 40 ] || fail "corpus has $n files, want >= 40"
+	echo "ok: $n corpus files and 6 generated ones refused"
+}
+
+t_round_trip() {
+	fresh
+	grep -q "applied 11 changes" "$XS_TMP/apply.out" || fail "first apply: $(cat "$XS_TMP/apply.out")"
+	xs show "$IF_STEER" >"$XS_TMP/show1"
+	rich_expected >"$XS_TMP/want1"
+	diff "$XS_TMP/want1" "$XS_TMP/show1" || fail "show differs from the normalized config"
+	echo "ok: show = normalized config"
+	# show -> apply changes nothing, not even a pool generation.
+	cp "$XS_TMP/show1" "$XS_TMP/again.conf"
+	dump_state "$XS_TMP/before.dump"
+	xs apply "$IF_STEER" -f "$XS_TMP/again.conf" >"$XS_TMP/again.out"
+	cat "$XS_TMP/again.out"
+	grep -qx "  no changes" "$XS_TMP/again.out" || fail "plan of show output is not empty"
+	assert_same_state "show -> apply" "$XS_TMP/before.dump"
+	xs show "$IF_STEER" >"$XS_TMP/show2"
+	cmp "$XS_TMP/show1" "$XS_TMP/show2" || fail "show -> apply -> show differs"
+	echo "ok: show -> apply -> show identical"
+
+	# A modification: the plan lists exactly what changes, and show agrees.
+	sed -e "s/^target cpu 1 qsize 512$/target cpu 1 qsize 1024 drain/" \
+		-e "s/^target dev $DEV_B drain$/target dev $DEV_B/" \
+		-e "/^target dev $DEV_A$/d" \
+		-e "s/10.9.1.1 weight 2$/10.9.1.1 weight 4/" \
+		-e "s/10.9.1.3 weight 1 drain$/10.9.1.3 weight 1/" \
+		-e "/2001:db8:1::2 weight 1$/d" "$XS_TMP/show1" >"$XS_TMP/mod.conf"
+	echo "target dev $DEV_C" >>"$XS_TMP/mod.conf"
+	echo "backend $VIP4:80/tcp 10.9.1.4 weight 2" >>"$XS_TMP/mod.conf"
+	xs apply "$IF_STEER" -f "$XS_TMP/mod.conf" --dry-run >"$XS_TMP/dry.out"
+	grep -q "dry run: 9 changes not applied" "$XS_TMP/dry.out" || fail "dry run: $(cat "$XS_TMP/dry.out")"
+	xs show "$IF_STEER" | cmp - "$XS_TMP/show1" || fail "--dry-run changed the state"
+	echo "ok: --dry-run changes nothing"
+	xs apply "$IF_STEER" -f "$XS_TMP/mod.conf" >"$XS_TMP/mod.out"
+	cat "$XS_TMP/mod.out"
+	grep '^  [-+~]' "$XS_TMP/mod.out" | sort >"$XS_TMP/plan.got"
+	sort >"$XS_TMP/plan.want" <<-EOF
+		  - target dev $DEV_A
+		  ~ target cpu 1: drain
+		  ~ target cpu 1: qsize 512 -> 1024
+		  ~ target dev $DEV_B: undrain
+		  + target dev $DEV_C
+		  ~ backend $VIP4:80/tcp 10.9.1.1: weight 2 -> 4
+		  ~ backend $VIP4:80/tcp 10.9.1.3: undrain
+		  + backend $VIP4:80/tcp 10.9.1.4 weight 2
+		  - backend [$VIP6]:443/udp 2001:db8:1::2
+	EOF
+	diff "$XS_TMP/plan.want" "$XS_TMP/plan.got" || fail "plan differs"
+	echo "ok: the plan lists exactly the 9 changes"
+	xs show "$IF_STEER" | grep -v '^#' | sort >"$XS_TMP/show3"
+	grep -v '^#' "$XS_TMP/mod.conf" | sort >"$XS_TMP/want3"
+	diff "$XS_TMP/want3" "$XS_TMP/show3" || fail "state after apply differs from the file"
+	echo "ok: state equals the modified file"
+	# The CLI agrees: slots of the kept targets did not move.
+	xs target list "$IF_STEER" | tee "$XS_TMP/list"
+	assert_eq "cpu 0 keeps slot 0" "$(awk '$3 == "cpu" && $4 == 0 {print $1}' "$XS_TMP/list")" 0
+	assert_eq "$DEV_C fills $DEV_A's hole (slot 2)" \
+		"$(awk -v d="$DEV_C" '$4 == d {print $1}' "$XS_TMP/list")" 2
+}
+
+# Removing 1 of N backends from the middle moves 1/N of the flows (jump with a hole).
+t_move_share() {
+	local n i share
+	attach --xdp-mode skb --seed "$SEED" >/dev/null
+	for n in 10 20; do
+		{
+			echo "service $VIP4:80/tcp"
+			for ((i = 1; i <= n; i++)); do echo "backend $VIP4:80/tcp 10.9.2.$i"; done
+		} >"$XS_TMP/n.conf"
+		chmod 644 "$XS_TMP/n.conf"
+		xs apply "$IF_STEER" -f "$XS_TMP/n.conf" >/dev/null 2>&1
+		sed -i "/10.9.2.$((n / 2))\$/d" "$XS_TMP/n.conf"
+		xs apply "$IF_STEER" -f "$XS_TMP/n.conf" --dry-run | tee "$XS_TMP/n.out"
+		share=$(sed -nE 's/.*moves .*: ([0-9.]+)% of new flows.*/\1/p' "$XS_TMP/n.out")
+		assert_true "N=$n: moved $share% within 1% of $((100 / n))%" \
+			"$(pyx "abs($share - 100.0 / $n) < 1.0")"
+	done
+}
+
+# wait_for PATTERN FILE SECONDS
+wait_for() {
+	local i
+	for ((i = 0; i < $3 * 20; i++)); do
+		grep -Eq -- "$1" "$2" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	fail "timed out waiting for /$1/ in $2: $(cat "$2")"
+}
+
+# wait_count PATTERN FILE N: until PATTERN has matched N lines of FILE.
+wait_count() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		[ "$(grep -Ec -- "$1" "$2" 2>/dev/null)" -ge "$3" ] && return 0
+		sleep 0.05
+	done
+	fail "timed out waiting for $3 x /$1/ in $2: $(cat "$2")"
+}
+
+t_watch() {
+	local f=$XS_TMP/w/xs.conf rc=0
+	mkdir -p "$XS_TMP/w"
+	attach --xdp-mode skb --seed "$SEED" >/dev/null
+	printf 'algo jump\ntarget cpu 0\n' >"$f"
+	chmod 644 "$f"
+	# nsenter execs the CLI: $BG_WATCH is the CLI itself, and gets the signal.
+	bg_start WATCH nsenter --net=/run/netns/"$NS_STEER" -- "$XS" apply "$IF_STEER" -f "$f" --watch \
+		>"$XS_TMP/w.out" 2>"$XS_TMP/w.err"
+	wait_for "^watching" "$XS_TMP/w.out" 10
+	assert_eq "first apply" "$(xs show "$IF_STEER" | grep -c '^target')" 1
+	# A good edit, written in place.
+	printf 'algo jump\ntarget cpu 0\ntarget cpu 1\n' >"$f"
+	wait_count "^applied" "$XS_TMP/w.out" 2
+	assert_eq "good edit applied" "$(xs show "$IF_STEER" | grep -c '^target')" 2
+	# A bad edit: reported with its line, ignored.
+	dump_state "$XS_TMP/good.dump"
+	printf 'algo jump\ntarget cpu 0\ntarget cpu 99\n' >"$f"
+	wait_for "^$f:3: cpu 99" "$XS_TMP/w.err" 10
+	wait_for "keeping the last applied state" "$XS_TMP/w.err" 10
+	assert_same_state "bad edit ignored" "$XS_TMP/good.dump"
+	# An editor's save: a new file renamed over the old one.
+	printf 'algo jump\ntarget cpu 1\n' >"$f.tmp"
+	chmod 644 "$f.tmp"
+	mv "$f.tmp" "$f"
+	wait_count "^applied" "$XS_TMP/w.out" 3
+	grep -q -- "- target cpu 0" "$XS_TMP/w.out" || fail "no removal in the plan"
+	! grep -q "^plan.*\.tmp" "$XS_TMP/w.out" || fail "applied the temporary file"
+	assert_eq "replaced file applied" "$(xs show "$IF_STEER" | grep '^target')" "target cpu 1 qsize 2048"
+	# Deleted, then re-created.
+	rm "$f"
+	wait_for "is gone" "$XS_TMP/w.out" 10
+	printf 'algo jump\ntarget cpu 0\ntarget cpu 1 drain\n' >"$f"
+	chmod 644 "$f"
+	wait_count "^applied" "$XS_TMP/w.out" 4
+	grep -q "target cpu 1: drain" "$XS_TMP/w.out" || fail "no drain in the plan"
+	# SIGTERM: a clean exit, the data plane as last applied.
+	dump_state "$XS_TMP/last.dump"
+	kill -TERM "$BG_WATCH"
+	wait "$BG_WATCH" || rc=$?
+	assert_eq "exit status after SIGTERM" "$rc" 0
+	grep -q "stopped watching" "$XS_TMP/w.out" || fail "no clean stop: $(cat "$XS_TMP/w.out")"
+	assert_same_state "after SIGTERM" "$XS_TMP/last.dump"
+	assert_eq "still attached" "$(xs show "$IF_STEER" | grep -c '^target')" 2
+}
+
+# ---------------------------------------------------------------------------
+install_trap
+preflight || fatal apply "$PREFLIGHT_REASON"
+setup_testbed || fatal apply "cannot build the testbed"
+for x in a b c; do add_dev_target_if "$x" || fatal apply "cannot add dev target $x"; done
+ip -n "$NS_STEER" route add 10.9.0.0/16 dev "$IF_STEER"
+
+TESTS=(t_bad_corpus t_round_trip t_move_share t_watch)
+[ $# -gt 0 ] && TESTS=("$@")
+for t in "${TESTS[@]}"; do
+	run_test "${t#t_}" "$t"
+done
+finish apply

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* apply [--dry-run] [--watch] and show: the declarative configuration of an interface. */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/inotify.h>
+#include <sys/signalfd.h>
+#include "apply.h"
+#include "commands.h"
+#include "log.h"
+
+#define XS_WATCH_DEBOUNCE_MS 100
+
+int xs_cmd_show(const struct xs_args *a)
+{
+	struct xs_handle h;
+	int err;
+
+	err = xs_open(a->pos[0], &h);
+	if (err)
+		return err;
+	err = xs_show(&h, stdout);
+	xs_close(&h);
+	return err;
+}
+
+/* Load, validate and apply the file once; a bad file changes nothing. */
+static int xs_apply_once(const struct xs_handle *h, const char *file, bool dry_run)
+{
+	struct xs_config c;
+	int err;
+
+	err = xs_config_load(file, h->nr_cpus, &c);
+	if (err)
+		return err;
+	err = xs_apply(h, &c, dry_run);
+	xs_config_free(&c);
+	fflush(stdout);
+	return err;
+}
+
+/*
+ * Watch the file's directory, not the file: editors replace the file by
+ * renaming a new one over it, and a watch on the old inode would go quiet.
+ * Changes are debounced, so a burst of writes is applied once.
+ */
+static int xs_watch(const struct xs_handle *h, const char *file)
+{
+	char dirbuf[PATH_MAX], basebuf[PATH_MAX], *dir, *base;
+	char ev[sizeof(struct inotify_event) + NAME_MAX + 1]
+		__attribute__((aligned(__alignof__(struct inotify_event))));
+	struct pollfd pfd[2];
+	sigset_t mask;
+	bool pending = false;
+	int in, sfd, wd, err = 0;
+
+	snprintf(dirbuf, sizeof(dirbuf), "%s", file);
+	snprintf(basebuf, sizeof(basebuf), "%s", file);
+	dir = dirname(dirbuf);
+	base = basename(basebuf);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL))
+		return -errno;
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	in = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	if (sfd < 0 || in < 0) {
+		err = -errno;
+		pr_warn("%s: cannot watch %s: %s\n", h->ifname, file, strerror(errno));
+		goto out;
+	}
+	wd = inotify_add_watch(in, dir, IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE |
+					  IN_MOVED_FROM | IN_ATTRIB);
+	if (wd < 0) {
+		err = -errno;
+		pr_warn("%s: cannot watch directory %s: %s\n", h->ifname, dir, strerror(errno));
+		goto out;
+	}
+	printf("watching %s for changes (SIGTERM, SIGINT or SIGHUP to stop)\n", file);
+	fflush(stdout);
+	pfd[0] = (struct pollfd){ .fd = in, .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+	for (;;) {
+		int n = poll(pfd, 2, pending ? XS_WATCH_DEBOUNCE_MS : -1);
+		ssize_t len;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			break;
+		}
+		if (pfd[1].revents) {
+			struct signalfd_siginfo si;
+
+			/* Consume it: unblocking a pending SIGTERM would kill us. */
+			if (read(sfd, &si, sizeof(si)) == sizeof(si))
+				printf("%s: stopping on signal %u\n", h->ifname, si.ssi_signo);
+			break;
+		}
+		if (!n) {
+			/* Quiet for the debounce interval: the edit is complete. */
+			pending = false;
+			if (access(file, F_OK)) {
+				printf("%s is gone; keeping the last applied state\n", file);
+				fflush(stdout);
+				continue;
+			}
+			if (xs_apply_once(h, file, false))
+				fprintf(stderr, "%s: keeping the last applied state\n", file);
+			continue;
+		}
+		while ((len = read(in, ev, sizeof(ev))) > 0) {
+			char *p;
+
+			for (p = ev; p < ev + len;) {
+				struct inotify_event *e = (struct inotify_event *)p;
+
+				if (e->len && !strcmp(e->name, base))
+					pending = true;
+				p += sizeof(*e) + e->len;
+			}
+		}
+	}
+	printf("stopped watching %s; the data plane keeps the last applied state\n", file);
+out:
+	if (in >= 0)
+		close(in);
+	if (sfd >= 0)
+		close(sfd);
+	sigprocmask(SIG_UNBLOCK, &mask, NULL);
+	return err;
+}
+
+int xs_cmd_apply(const struct xs_args *a)
+{
+	const char *file = xs_arg(a, "file");
+	bool dry_run = xs_flag(a, "dry-run"), watch = xs_flag(a, "watch");
+	struct xs_handle h;
+	int err;
+
+	/* -f FILE: the CLI table knows long options only, so take it positionally. */
+	if (a->npos == 3 && !strcmp(a->pos[1], "-f") && !file)
+		file = a->pos[2];
+	else if (a->npos != 1)
+		file = NULL;
+	if (!file) {
+		pr_warn("apply: name the configuration with -f FILE (or --file FILE)\n");
+		return -EINVAL;
+	}
+	if (dry_run && watch) {
+		pr_warn("apply: --dry-run and --watch do not go together\n");
+		return -EINVAL;
+	}
+	err = xs_open(a->pos[0], &h);
+	if (err)
+		return err;
+	err = xs_apply_once(&h, file, dry_run);
+	if (!err && watch)
+		err = xs_watch(&h, file);
+	xs_close(&h);
+	return err;
+}
