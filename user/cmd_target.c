@@ -30,6 +30,7 @@ static bool xs_cpu_online(__u32 cpu)
 	fclose(f);
 	for (tok = strtok_r(buf, ",\n", &save); tok && !found; tok = strtok_r(NULL, ",\n", &save)) {
 		unsigned int lo, hi;
+		/* NOLINTNEXTLINE(cert-err34-c): the kernel wrote this list, in range */
 		int n = sscanf(tok, "%u-%u", &lo, &hi);
 
 		if (n == 1)
@@ -232,7 +233,7 @@ int xs_cmd_target_add(const struct xs_args *a)
 		err = xs_check_pool_size(&h, &pool.hdr, pool.hdr.n_buckets + 1);
 		if (err)
 			goto out;
-		grown = realloc(pool.bucket, (pool.hdr.n_buckets + 1) * sizeof(*grown));
+		grown = realloc(pool.bucket, ((size_t)pool.hdr.n_buckets + 1) * sizeof(*grown));
 		if (!grown) {
 			err = -ENOMEM;
 			goto out;
