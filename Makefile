@@ -6,6 +6,8 @@
 #   make demo       veth/netns testbed: attach, send flows, show the spread, change targets
 #   make deps       install the Debian packages the project needs
 #   make fuzz       differential fuzzing of the packet path (FUZZ_SECONDS=N, default: until ^C)
+#   make check      static analysis, valgrind on the CLI, BPF load with clang 19
+#   SANITIZE=1      build with ASan and UBSan into build-san/ (make test SANITIZE=1)
 #   V=1             show the full commands
 #
 # clang 14 (Debian 12's default) is the BPF compiler: it is always installed
@@ -15,7 +17,14 @@
 BPF_CLANG ?= clang
 CC ?= cc
 BPFTOOL ?= bpftool
+# A sanitized build lives in its own directory: its objects must never be
+# linked with uninstrumented ones, and switching back and forth must not force
+# a rebuild of either.
+ifeq ($(SANITIZE),1)
+BUILD := build-san
+else
 BUILD := build
+endif
 ARCH := x86
 
 ifeq ($(V),1)
@@ -55,7 +64,7 @@ PROG_TESTS := $(patsubst tests/prog/%.c,$(BUILD)/tests/%,$(wildcard tests/prog/*
 BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(filter-out %.bpf.c,$(wildcard tests/bench/*.c)))
 BENCH_BPF := $(patsubst tests/bench/%.bpf.c,$(BUILD)/bench/%.bpf.o,$(wildcard tests/bench/*.bpf.c))
 
-.PHONY: all deps test unit prog-test ns-test bench demo clean format fuzz fuzz-corpus
+.PHONY: all deps test unit prog-test ns-test bench demo check clean format fuzz fuzz-corpus
 .DELETE_ON_ERROR:
 # Kept: the fuzzer and checks build from them after the CLI is linked.
 .SECONDARY: $(BPF_OBJS) $(SKEL)
@@ -134,7 +143,35 @@ fuzz: deps
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_TESTS) $(PROG_TESTS) $(FUZZ)
-	$(Q)tests/run.sh
+	$(Q)XS_BUILD=$(BUILD) tests/run.sh
+
+# make check: static analysis, valgrind on the CLI, and the BPF object built by
+# clang 14 and clang 19 (each into its own directory, whatever BPF_CLANG is)
+# and loaded. Valgrind cannot run ASan binaries, so it wants the plain build.
+CHECK_CLANGS := clang-14 clang-19
+CHECK_BPF := $(foreach c,$(CHECK_CLANGS),$(patsubst bpf/%.bpf.c,$(BUILD)/$(c)/%.bpf.o,$(BPF_SRCS)))
+CHECK_TOOLS := $(BUILD)/check/verified_insns
+
+$(foreach c,$(CHECK_CLANGS),$(BUILD)/$(c)) $(BUILD)/check:
+	$(Q)mkdir -p $@
+
+define check_bpf_rule
+$(BUILD)/$(1)/%.bpf.o: bpf/%.bpf.c $(HEADERS) | $(BUILD)/$(1)
+	$$(call msg,BPF,$$@)
+	$(Q)$(1) $(BPF_CFLAGS) -c $$< -o $$@
+endef
+$(foreach c,$(CHECK_CLANGS),$(eval $(call check_bpf_rule,$(c))))
+
+$(BUILD)/check/verified_insns: tests/check/verified_insns.c | $(BUILD)/check
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< $(LDFLAGS) $(LDLIBS) -o $@
+
+check: deps
+ifeq ($(SANITIZE),1)
+	$(error make check runs valgrind, which cannot run ASan binaries: drop SANITIZE=1)
+endif
+	$(Q)$(MAKE) --no-print-directory all $(CHECK_BPF) $(CHECK_TOOLS)
+	$(Q)XS_BUILD=$(BUILD) tests/check/run.sh
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all $(BENCHES) $(BENCH_BPF)
@@ -148,4 +185,4 @@ format:
 	clang-format -i include/*.h bpf/*.[ch] user/*.[ch] tests/*/*.[ch] tests/*.h
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf build build-san

@@ -378,9 +378,8 @@ static int xs_status_one(const char *ifname, bool json, bool first)
 	if (!libxdp_get_error(mp)) {
 		struct xdp_program *p = xdp_multiprog__main_prog(mp);
 
-		if (p && xdp_program__id(p) == pinfo.id)
-			mode = xs_mode_name(xdp_multiprog__attach_mode(mp));
-		else if (xdp_multiprog__is_legacy(mp))
+		/* Replaced: a legacy program that is not ours sits on the interface. */
+		if (!(p && xdp_program__id(p) == pinfo.id) && xdp_multiprog__is_legacy(mp))
 			mode = "replaced";
 		else
 			mode = xs_mode_name(xdp_multiprog__attach_mode(mp));

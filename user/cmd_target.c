@@ -128,7 +128,7 @@ int xs_cmd_target_add(const struct xs_args *a)
 		err = xs_pool_check_size(&h, &pool.hdr, pool.hdr.n_buckets + 1);
 		if (err)
 			goto out;
-		grown = realloc(pool.bucket, (pool.hdr.n_buckets + 1) * sizeof(*grown));
+		grown = realloc(pool.bucket, ((size_t)pool.hdr.n_buckets + 1) * sizeof(*grown));
 		if (!grown) {
 			err = -ENOMEM;
 			goto out;

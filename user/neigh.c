@@ -66,6 +66,9 @@ static int xs_nl_talk(struct xs_nl_req *r, char *buf, size_t len)
 		if (nh->nlmsg_type == RTM_NEWROUTE || nh->nlmsg_type == RTM_NEWNEIGH)
 			break;
 	}
+	/* Neither an answer nor an ack (a short or empty read): @buf holds no reply. */
+	if (!NLMSG_OK(nh, (unsigned int)n))
+		err = -EPROTO;
 out:
 	close(fd);
 	return err;

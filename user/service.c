@@ -38,7 +38,7 @@ int xs_parse_service(const char *s, struct xs_service_key *key)
 	buf[len] = 0;
 	/* PORT "*" is the VIP's any-port service, stored as port 0. */
 	if (len >= 2 && !strcmp(buf + len - 2, ":*"))
-		strcpy(buf + len - 1, "0");
+		buf[len - 1] = '0'; /* buf[len] is already the terminator */
 	if (xs_parse_endpoint(buf, "service", &ep))
 		return -EINVAL;
 	memcpy(key->vip, ep.addr, sizeof(key->vip));

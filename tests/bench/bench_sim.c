@@ -25,6 +25,16 @@
 
 static volatile __u32 sink;
 
+/* Allocation or exit: a benchmark cannot go on without its tables. */
+static void *must(void *p)
+{
+	if (!p) {
+		fprintf(stderr, "bench_sim: out of memory\n");
+		exit(1);
+	}
+	return p;
+}
+
 static double now_ms(void)
 {
 	struct timespec t;
@@ -84,7 +94,7 @@ static __u32 plain_hrw(__u64 h, __u32 n)
 
 static void plain_maglev(__u32 n, __u32 m, __u32 *table)
 {
-	__u32 i, filled = 0, *next = calloc(n, sizeof(__u32));
+	__u32 i, filled = 0, *next = must(calloc(n, sizeof(__u32)));
 
 	for (i = 0; i < m; i++)
 		table[i] = XS_NO_TARGET;
@@ -137,8 +147,8 @@ static double plain_row(const struct xs_sim_algo *a, const struct xs_sim_keys *k
 		t0 = now_ms();
 		if (a->kind == XS_SIM_RING) {
 			np = n * a->param;
-			pos = realloc(pos, np * sizeof(__u64));
-			owner = realloc(owner, np * sizeof(__u32));
+			pos = must(realloc(pos, np * sizeof(__u64)));
+			owner = must(realloc(owner, np * sizeof(__u32)));
 			for (i = 0; i < np; i++) {
 				pos[i] = xs_mix64(((__u64)(i / a->param) << 32 | i % a->param) ^
 						  0x72696e67706f696eULL);
@@ -146,7 +156,7 @@ static double plain_row(const struct xs_sim_algo *a, const struct xs_sim_keys *k
 			}
 		}
 		if (a->kind == XS_SIM_MAGLEV) {
-			table = realloc(table, a->param * sizeof(__u32));
+			table = must(realloc(table, a->param * sizeof(__u32)));
 			plain_maglev(n, a->param, table);
 		}
 		build += now_ms() - t0;

@@ -10,7 +10,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
-FUZZ=build/fuzz/fuzz_xdp
+FUZZ=${XS_BUILD:-build}/fuzz/fuzz_xdp
 secs=${1:-0}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -18,14 +18,25 @@
 
 #define PKT_MAX 1600
 
+/*
+ * Drivers hand XDP a frame with NET_IP_ALIGN (2) bytes of headroom so that the
+ * IP header after the 14-byte Ethernet header is 4-byte aligned. buf sits at
+ * the same offset modulo 4 (after five ints and two bytes of padding), so the
+ * tests' in-place header edits are aligned accesses, as the reference's are
+ * (tests/fuzz/ref.h), and UBSan's alignment check holds them to it.
+ */
 struct pkt {
-	unsigned char buf[PKT_MAX];
 	unsigned int len;
 	int l3_off;      /* -1 until an IP header is pushed */
 	int l3_is_v6;
 	int l4_off;
 	int ip6_next_off; /* offset of the last "next header" byte to patch */
+	unsigned char net_ip_align[2];
+	unsigned char buf[PKT_MAX];
 };
+
+_Static_assert(__builtin_offsetof(struct pkt, buf) % 4 == 2 && _Alignof(struct pkt) >= 4,
+	       "pkt.buf + ETH_HLEN must be 4-byte aligned");
 
 static inline void *pkt_push(struct pkt *p, unsigned int n)
 {

@@ -67,11 +67,12 @@ TEST(drain_keeps_pins_and_takes_no_new_flows)
 	__u32 *before = calloc(FLOWS, 4), *after = calloc(FLOWS, 4), *fresh = calloc(FLOWS, 4);
 	__u32 *again = calloc(FLOWS, 4), i, victim, on_victim = 0, moved = 0, to_victim = 0;
 	__u32 orig_buckets[N], orig_n;
-	struct prog_env e;
+	struct prog_env e = { 0 }; /* prog_env_close() is safe on it from here on */
 
-	if (!ASSERT_EQ(prog_env_open(&e, 4 * FLOWS, XDP_PASS), 0, "load") ||
+	if (!ASSERT_TRUE(before && after && fresh && again, "allocation") ||
+	    !ASSERT_EQ(prog_env_open(&e, 4 * FLOWS, XDP_PASS), 0, "load") ||
 	    !ASSERT_EQ(prog_env_targets(&e, XS_ALGO_JUMP, 0, N, seed), 0, "targets"))
-		return;
+		goto out;
 	send_flows(&e, 0, FLOWS, before);
 	victim = e.pool.bucket[N / 2];
 	orig_n = e.pool.hdr.n_buckets;
@@ -80,7 +81,7 @@ TEST(drain_keeps_pins_and_takes_no_new_flows)
 		on_victim += before[i] == victim;
 
 	if (!ASSERT_EQ(set_drain(&e, victim, true), 0, "drain"))
-		return;
+		goto out;
 	send_flows(&e, 0, FLOWS, after);
 	for (i = 0; i < FLOWS; i++)
 		moved += after[i] != before[i];
@@ -90,12 +91,12 @@ TEST(drain_keeps_pins_and_takes_no_new_flows)
 	for (i = 0; i < FLOWS; i++)
 		to_victim += fresh[i] == victim;
 	ASSERT_EQ(to_victim, 0, "new flows placed on the draining target");
-	printf("  drain: %u of %u flows pinned to the draining target stayed; 0 of %u new "
+	printf("  drain: %u of %u flows pinned to the draining target stayed; 0 of %d new "
 	       "flows went to it\n", on_victim, on_victim, FLOWS);
 
 	/* Undrain: the pool is exactly what it was, so new flows map as before. */
 	if (!ASSERT_EQ(set_drain(&e, victim, false), 0, "undrain"))
-		return;
+		goto out;
 	ASSERT_EQ(e.pool.hdr.n_buckets, orig_n, "slots after undrain");
 	ASSERT_TRUE(!memcmp(e.pool.bucket, orig_buckets, orig_n * sizeof(__u32)),
 		    "every slot holds its target again");
@@ -116,6 +117,7 @@ TEST(drain_keeps_pins_and_takes_no_new_flows)
 			differ += fresh[i] != again[i];
 		ASSERT_EQ(differ, 0, "kernel vs decision after undrain");
 	}
+out:
 	prog_env_close(&e);
 	free(before);
 	free(after);

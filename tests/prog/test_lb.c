@@ -6,6 +6,7 @@
  * a frame built here independently (outer header, checksum, TTL, DSCP).
  */
 #define _GNU_SOURCE
+#include <stddef.h>
 #include <linux/bpf.h>
 #include "pkt.h"
 #include "test.h"
@@ -136,7 +137,7 @@ TEST(ipv4_in_ipv6_and_ip6ip6)
 	unsigned char out[2048];
 	__u32 out_len = sizeof(out);
 	struct xs_flow_key k;
-	struct ipv6hdr *ip6;
+	struct ipv6hdr ip6; /* a copy: out + 14 is not 4-byte aligned */
 	struct pkt in;
 	__u32 hash, label;
 	int ret;
@@ -148,19 +149,19 @@ TEST(ipv4_in_ipv6_and_ip6ip6)
 	ret = prog_env_run_on(&env, if_a, in.buf, in.len, 1, out, &out_len, NULL);
 	ASSERT_EQ(ret, XDP_TX, "IPv4-in-IPv6 verdict");
 	ASSERT_EQ(out_len, in.len - 14 + 14 + 40, "IPv4-in-IPv6 length");
-	ip6 = (void *)(out + 14);
+	memcpy(&ip6, out + 14, sizeof(ip6));
 	v4_key(&k, "198.51.100.9", "10.99.0.2", 40002, 443);
 	hash = flow_hash32(&k);
 	ASSERT_EQ(ntohs(((struct ethhdr *)out)->h_proto), ETH_P_IPV6, "ethertype");
-	ASSERT_EQ(ip6->version, 6, "version");
-	ASSERT_EQ(ip6->nexthdr, IPPROTO_IPIP, "next header 4: IPv4 inside");
-	ASSERT_EQ(ip6->hop_limit, 64, "hop limit");
-	ASSERT_EQ(ntohs(ip6->payload_len), in.len - 14, "payload length = inner IPv4 length");
-	ASSERT_EQ((ip6->priority << 4) | (ip6->flow_lbl[0] >> 4), 0x28, "traffic class = inner TOS");
-	label = ((ip6->flow_lbl[0] & 0xf) << 16) | (ip6->flow_lbl[1] << 8) | ip6->flow_lbl[2];
+	ASSERT_EQ(ip6.version, 6, "version");
+	ASSERT_EQ(ip6.nexthdr, IPPROTO_IPIP, "next header 4: IPv4 inside");
+	ASSERT_EQ(ip6.hop_limit, 64, "hop limit");
+	ASSERT_EQ(ntohs(ip6.payload_len), in.len - 14, "payload length = inner IPv4 length");
+	ASSERT_EQ((ip6.priority << 4) | (ip6.flow_lbl[0] >> 4), 0x28, "traffic class = inner TOS");
+	label = ((ip6.flow_lbl[0] & 0xf) << 16) | (ip6.flow_lbl[1] << 8) | ip6.flow_lbl[2];
 	ASSERT_EQ(label, (hash >> 12) & 0xfffff, "flow label from the flow hash");
-	ASSERT_EQ(ntohl(ip6->saddr.s6_addr32[3]), hash, "source low 32 bits = flow hash");
-	ASSERT_EQ(ntohl(ip6->saddr.s6_addr32[0]), 0xfd007873, "source prefix");
+	ASSERT_EQ(ntohl(ip6.saddr.s6_addr32[3]), hash, "source low 32 bits = flow hash");
+	ASSERT_EQ(ntohl(ip6.saddr.s6_addr32[0]), 0xfd007873, "source prefix");
 	ASSERT_TRUE(!memcmp(out + 14 + 40, in.buf + 14, in.len - 14), "inner packet unchanged");
 
 	pkt_eth(&in, ETH_P_IPV6);
@@ -171,9 +172,9 @@ TEST(ipv4_in_ipv6_and_ip6ip6)
 	out_len = sizeof(out);
 	ret = prog_env_run_on(&env, if_a, in.buf, in.len, 1, out, &out_len, NULL);
 	ASSERT_EQ(ret, XDP_TX, "IP6IP6 verdict");
-	ip6 = (void *)(out + 14);
-	ASSERT_EQ(ip6->nexthdr, IPPROTO_IPV6, "next header 41: IPv6 inside");
-	ASSERT_EQ(ntohs(ip6->payload_len), in.len - 14, "payload length");
+	memcpy(&ip6, out + 14, sizeof(ip6));
+	ASSERT_EQ(ip6.nexthdr, IPPROTO_IPV6, "next header 41: IPv6 inside");
+	ASSERT_EQ(ntohs(ip6.payload_len), in.len - 14, "payload length");
 	ASSERT_TRUE(!memcmp(out + 14 + 40, in.buf + 14, in.len - 14), "inner packet unchanged");
 	ASSERT_TRUE(!memcmp(out, mac_be, 6) && !memcmp(out + 6, mac_a, 6), "MACs from the FIB");
 }
@@ -242,7 +243,7 @@ TEST(icmp_error_follows_its_flow)
 		out_len = sizeof(out);
 		ret = prog_env_run_on(&env, if_a, in.buf, in.len, 1, out, &out_len, NULL);
 		ASSERT_EQ(ret, XDP_TX, "client packet");
-		want_backend = ((struct iphdr *)(out + 14))->daddr;
+		memcpy(&want_backend, out + 14 + offsetof(struct iphdr, daddr), 4);
 
 		/* ...and a router's "fragmentation needed" about the backend's reply,
 		 * VIP:80 -> client:sport, must reach the same backend. */
@@ -265,7 +266,7 @@ TEST(icmp_error_follows_its_flow)
 		out_len = sizeof(out);
 		ret = prog_env_run_on(&env, if_a, err.buf, err.len, 1, out, &out_len, NULL);
 		ASSERT_EQ(ret, XDP_TX, "ICMP error");
-		got_backend = ((struct iphdr *)(out + 14))->daddr;
+		memcpy(&got_backend, out + 14 + offsetof(struct iphdr, daddr), 4);
 		ASSERT_EQ(got_backend, want_backend, "the error goes to the flow's backend");
 	}
 	/* And that backend is what lookup's decision code says for the flow. */

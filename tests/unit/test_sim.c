@@ -138,6 +138,7 @@ TEST(maglev_fill_is_balanced)
 				lo = own[i] < lo ? own[i] : lo;
 				hi = own[i] > hi ? own[i] : hi;
 			}
+			/* cppcheck-suppress duplicateAssignExpression ; exactly floor(M/N), a range of one */
 			ASSERT_RANGE(lo, m / n, m / n, "fewest slots of a backend vs floor(M/N)");
 			ASSERT_RANGE(hi, m / n, (m + n - 1) / n, "most slots vs ceil(M/N)");
 			ASSERT_RANGE((double)(hi - lo) / ((double)m / n), 0, 0.01,
@@ -150,8 +151,12 @@ TEST(maglev_fill_is_balanced)
 /* Exact enumeration for small N: every K-tuple of hands, each of the C(N,H) hands equally likely. */
 static void enumerate(__u32 n, __u32 h, __u32 k, double *hit, double *covered)
 {
-	__u32 masks[64], nm = 0, m, idx[4] = { 0 }, light, u, total = 0, nhit = 0, ncov = 0;
+	__u32 masks[256], nm = 0, m, idx[4] = { 0 }, light, u, total = 0, nhit = 0, ncov = 0;
 
+	/* masks holds every subset of up to 8 targets, idx up to K = 4; NaN fails the caller. */
+	*hit = *covered = NAN;
+	if (n > 8 || !h || h > n || !k || k > 4)
+		return;
 	for (m = 0; m < (1u << n); m++)
 		if ((__u32)__builtin_popcount(m) == h)
 			masks[nm++] = m;
@@ -231,16 +236,17 @@ TEST(isolation_closed_forms)
 static __u32 agree(const struct xs_sim_algo *a, const struct xs_sim_layout *l, __u32 nkeys)
 {
 	const __u64 seed[2] = { XS_SIM_SEED0, XS_SIM_SEED1 };
-	struct xs_sim_keys keys;
-	struct xs_sim_state s;
+	struct xs_sim_keys keys = { 0 };
+	struct xs_sim_state s = { 0 };
 	struct xs_decision d;
 	struct xs_flow_key key;
-	struct xs_pool pool;
+	struct xs_pool pool = { 0 };
 	__u32 i, ok = 0, *out = malloc(nkeys * sizeof(__u32));
 
-	if (xs_sim_keys_make(nkeys, seed, &keys) || xs_sim_prepare(a, l, &s) ||
+	/* On failure, free what was made (all zeroed above, so free() is safe): 0 agree. */
+	if (!out || xs_sim_keys_make(nkeys, seed, &keys) || xs_sim_prepare(a, l, &s) ||
 	    xs_sim_pool(&s, seed, &pool))
-		return 0;
+		goto out;
 	xs_sim_assign(&s, &keys, 0, nkeys, out);
 	for (i = 0; i < nkeys; i++) {
 		xs_sim_flow_key(i, &key);
@@ -248,6 +254,7 @@ static __u32 agree(const struct xs_sim_algo *a, const struct xs_sim_layout *l, _
 			d.target = XS_NO_TARGET;
 		ok += d.target == out[i] && out[i] != XS_NO_TARGET;
 	}
+out:
 	free(pool.bucket);
 	free(out);
 	xs_sim_release(&s);
