@@ -582,7 +582,7 @@ static void xs_plan_moves(struct xs_plan *pl)
 		printf("  moves %s: %.2f%% of new flows change target (%u sampled); pinned "
 		       "flows stay\n", name, 100.0 * xs_moved_share(&pp->old, &pp->new,
 								      XS_APPLY_SAMPLES),
-		       XS_APPLY_SAMPLES);
+		       (unsigned int)XS_APPLY_SAMPLES);
 	}
 }
 

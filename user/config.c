@@ -70,7 +70,7 @@ static int xs_cfg_algo(const struct xs_config *c, int line, const char *v, __u8 
 
 static int xs_cfg_hand(const struct xs_config *c, int line, const char *v, __u8 *hand)
 {
-	__u32 u;
+	__u32 u = 0; /* set by the parser; cppcheck cannot see through XS_CFG_PARSE */
 
 	if (XS_CFG_PARSE(c, line, xs_parse_u32(v, "hand-size", 1, XS_MAX_HAND - 1, &u)))
 		return -EINVAL;

@@ -12,11 +12,11 @@
 #include "pkt.h"
 #include "test.h"
 
-#define TABLE 4096
-#define ESTABLISHED 500
-#define FLOOD 20000
-#define RATE 1000  /* pins per second per CPU */
-#define BURST 100
+#define TABLE 4096U
+#define ESTABLISHED 500U
+#define FLOOD 20000U
+#define RATE 1000U  /* pins per second per CPU */
+#define BURST 100U
 
 static const __u64 seed[2] = { 0xf100df100df100dULL, 0x5eed5eed5eed5eedULL };
 
@@ -107,7 +107,7 @@ TEST(rate_limit_protects_established_pins)
 
 TEST(unpinned_shuffle_flow_keeps_its_target)
 {
-	struct prog_env e;
+	struct prog_env e = { 0 };
 	struct xs_flow_key k;
 	struct pkt p;
 	__u32 i, j, flapped = 0;

@@ -10,8 +10,8 @@
 #include "pkt.h"
 #include "test.h"
 
-#define FLOWS 4000
-#define N 8
+#define FLOWS 4000U
+#define N 8U
 
 static void flow(struct pkt *p, struct xs_flow_key *k, __u32 i)
 {
@@ -41,9 +41,12 @@ TEST(rotation_keeps_pins_and_moves_new_flows)
 	struct prog_env e;
 	struct pkt p;
 
-	if (!ASSERT_EQ(prog_env_open(&e, 4 * FLOWS, XDP_PASS), 0, "load") ||
-	    !ASSERT_EQ(prog_env_targets(&e, XS_ALGO_JUMP, 0, N, old_seed), 0, "targets"))
-		return;
+	before.bucket = NULL;
+	if (!ASSERT_TRUE(pinned, "out of memory") ||
+	    !ASSERT_EQ(prog_env_open(&e, 4 * FLOWS, XDP_PASS), 0, "load"))
+		goto out_free;
+	if (!ASSERT_EQ(prog_env_targets(&e, XS_ALGO_JUMP, 0, N, old_seed), 0, "targets"))
+		goto out;
 	for (i = 0; i < FLOWS; i++) {
 		flow(&p, &k, i);
 		prog_env_run(&e, p.buf, p.len, 1, NULL, NULL, NULL);
@@ -51,11 +54,13 @@ TEST(rotation_keeps_pins_and_moves_new_flows)
 	}
 	before = e.pool;
 	before.bucket = calloc(N, 4);
+	if (!ASSERT_TRUE(before.bucket, "out of memory"))
+		goto out;
 	memcpy(before.bucket, e.pool.bucket, N * 4);
 	e.pool.hdr.seed[0] = new_seed[0];
 	e.pool.hdr.seed[1] = new_seed[1];
 	if (!ASSERT_EQ(xs_pool_publish(&e.h, XS_POOL_QUEUES, &e.pool), 0, "publish"))
-		return;
+		goto out;
 	for (i = 0; i < FLOWS; i++) {
 		flow(&p, &k, i);
 		prog_env_run(&e, p.buf, p.len, 1, NULL, NULL, NULL);
@@ -77,9 +82,11 @@ TEST(rotation_keeps_pins_and_moves_new_flows)
 	printf("  seed rotation: 0 of %u established flows moved; %u of %u new flows placed "
 	       "elsewhere than the old seed would (%.1f%%, ideal %.1f%%)\n", FLOWS, redealt, FLOWS,
 	       100.0 * redealt / FLOWS, 100.0 * (N - 1) / N);
+out:
+	prog_env_close(&e);
+out_free:
 	free(before.bucket);
 	free(pinned);
-	prog_env_close(&e);
 }
 
 int main(void)
