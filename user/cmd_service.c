@@ -292,10 +292,54 @@ out:
 	return err;
 }
 
+/*
+ * Open the attachment, find the service a->pos[1] names and its backend
+ * a->pos[2], and read the targets and the service's pool. On success the
+ * caller owns *h, *all and *pool; @name receives the service's name.
+ */
+static int xs_backend_existing(const struct xs_args *a, struct xs_handle *h,
+			       struct xs_target **all, struct xs_pool *pool,
+			       struct xs_service *svc, __u32 *id, char *name, size_t len)
+{
+	struct xs_service_key key;
+	struct xs_target t;
+	int err;
+
+	if (xs_parse_service(a->pos[1], &key) || xs_parse_backend(a->pos[2], &t))
+		return -EINVAL;
+	err = xs_open(a->pos[0], h);
+	if (err)
+		return err;
+	xs_format_service(&key, name, len);
+	err = xs_service_get(h, &key, svc);
+	if (err)
+		goto fail;
+	err = -ENOMEM;
+	*all = calloc(XS_MAX_TARGETS, sizeof(**all));
+	if (!*all)
+		goto fail;
+	err = xs_targets_read(h, *all);
+	err = err ?: xs_pool_read(h, svc->id, pool);
+	if (err)
+		goto fail;
+	*id = xs_backend_find(*all, svc->id, t.addr);
+	if (*id == XS_NO_TARGET) {
+		pr_warn("%s: %s is not a backend of %s\n", h->ifname, a->pos[2], name);
+		err = -ENOENT;
+		goto fail;
+	}
+	return 0;
+fail:
+	xs_pool_free(pool);
+	free(*all);
+	*all = NULL;
+	xs_close(h);
+	return err;
+}
+
 int xs_cmd_backend_del(const struct xs_args *a)
 {
 	struct xs_target *all = NULL, t, none = { 0 };
-	struct xs_service_key key;
 	struct xs_pool pool = { 0 };
 	struct xs_service svc;
 	struct xs_handle h;
@@ -303,29 +347,10 @@ int xs_cmd_backend_del(const struct xs_args *a)
 	__u32 id, b;
 	int err;
 
-	if (xs_parse_service(a->pos[1], &key) || xs_parse_backend(a->pos[2], &t))
-		return -EINVAL;
-	err = xs_open(a->pos[0], &h);
+	err = xs_backend_existing(a, &h, &all, &pool, &svc, &id, name, sizeof(name));
 	if (err)
 		return err;
-	xs_format_service(&key, name, sizeof(name));
-	err = xs_service_get(&h, &key, &svc);
-	if (err)
-		goto out;
-	err = -ENOMEM;
-	all = calloc(XS_MAX_TARGETS, sizeof(*all));
-	if (!all)
-		goto out;
-	err = xs_targets_read(&h, all);
-	err = err ?: xs_pool_read(&h, svc.id, &pool);
-	if (err)
-		goto out;
-	id = xs_backend_find(all, svc.id, t.addr);
-	if (id == XS_NO_TARGET) {
-		pr_warn("%s: %s is not a backend of %s\n", h.ifname, a->pos[2], name);
-		err = -ENOENT;
-		goto out;
-	}
+	t = all[id];
 	/* Holes, highest first so a trailing run can shrink the pool. */
 	for (b = pool.hdr.n_buckets; b-- > 0;)
 		if (pool.bucket[b] == id)
@@ -426,7 +451,6 @@ out:
 static int xs_backend_drain(const struct xs_args *a, bool drain)
 {
 	struct xs_target *all = NULL, t;
-	struct xs_service_key key;
 	struct xs_pool pool = { 0 };
 	struct xs_service svc;
 	struct xs_handle h;
@@ -434,33 +458,12 @@ static int xs_backend_drain(const struct xs_args *a, bool drain)
 	__u32 id;
 	int err;
 
-	if (xs_parse_service(a->pos[1], &key) || xs_parse_backend(a->pos[2], &t))
-		return -EINVAL;
-	err = xs_open(a->pos[0], &h);
+	err = xs_backend_existing(a, &h, &all, &pool, &svc, &id, name, sizeof(name));
 	if (err)
 		return err;
-	xs_format_service(&key, name, sizeof(name));
-	err = xs_service_get(&h, &key, &svc);
-	if (err)
-		goto out;
-	err = -ENOMEM;
-	all = calloc(XS_MAX_TARGETS, sizeof(*all));
-	if (!all)
-		goto out;
-	err = xs_targets_read(&h, all);
-	err = err ?: xs_pool_read(&h, svc.id, &pool);
-	if (err)
-		goto out;
-	id = xs_backend_find(all, svc.id, t.addr);
-	err = -ENOENT;
-	if (id == XS_NO_TARGET) {
-		pr_warn("%s: %s is not a backend of %s\n", h.ifname, a->pos[2], name);
-		goto out;
-	}
 	t = all[id];
 	snprintf(what, sizeof(what), "%s backend %s", name, a->pos[2]);
 	err = xs_drain_apply(&h, svc.id, &pool, &t, id, drain, what);
-out:
 	xs_pool_free(&pool);
 	free(all);
 	xs_close(&h);
