@@ -244,6 +244,48 @@ static void bench_lookup(void)
 	(void)sink;
 }
 
+/*
+ * The established path under a flood of new flows: 64 established flows timed
+ * by the loop method before and after 100,000 new flows, with the pin rate
+ * limit (the flood stays out of the flow cache) and without it (the flood
+ * overwrites cache slots and evicts LRU pins).
+ */
+static void bench_flood(void)
+{
+	static const struct {
+		const char *name;
+		__u32 rate;
+	} cases[] = { { "--pin-rate 1000", 1000 }, { "no pin limit", 0 } };
+	double floor_ns = time_loop(floor_fd, 0, 64 * 500);
+	unsigned int i;
+
+	printf("\nestablished flows under a flood (loop method, 64 flows x 500, floor %.1f ns):\n",
+	       floor_ns);
+	for (i = 0; i < XS_ARRAY_SIZE(cases); i++) {
+		struct prog_env e;
+		double before, after;
+		__u32 j;
+
+		if (prog_env_open_limited(&e, 65536, XDP_PASS, cases[i].rate, 64) ||
+		    spread_pool(&e, XS_ALGO_JUMP, 0, 64)) {
+			printf("cannot load the XDP program\n");
+			exit(1);
+		}
+		time_loop(e.prog_fd, 0, 64);	   /* pin the 64 flows */
+		before = 0;
+		for (j = 0; j < 500; j++)
+			before += time_loop(e.prog_fd, 0, 64);
+		time_loop(e.prog_fd, 1000000, 100000); /* the flood */
+		after = 0;
+		for (j = 0; j < 500; j++)
+			after += time_loop(e.prog_fd, 0, 64);
+		printf("  %-16s before %7.1f ns (%+6.1f), after the flood %7.1f ns (%+6.1f)\n",
+		       cases[i].name, before / 500, before / 500 - floor_ns, after / 500,
+		       after / 500 - floor_ns);
+		prog_env_close(&e);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *floor_path = argc > 1 ? argv[1] : "build/bench/floor.bpf.o";
@@ -258,6 +300,7 @@ int main(int argc, char **argv)
 	printf("  %-44s %11s %11s  %s\n", "case", "per packet", "above floor", "ratio to floor");
 	bench_repeat();
 	bench_loop();
+	bench_flood();
 	bench_lookup();
 	bpf_object__close(obj);
 	return 0;

@@ -1,0 +1,88 @@
+#!/bin/bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# Control-plane security of the pinned state, in a private namespace:
+#  - the pin directory is 0700 and every pin 0600, owned by root;
+#  - a symlink planted in the pin directory is refused, never followed;
+#  - the data plane keeps running, as last configured, when no CLI runs.
+# Prints "security: N passed, N failed".
+set -euo pipefail
+
+XS_SUITE=security
+if [ -z "${XS_SEC_WATCHDOG:-}" ]; then
+	export XS_SEC_WATCHDOG=1
+	exec timeout -k 20 "${XS_SEC_TIMEOUT:-120}" bash "$0" "$@"
+fi
+
+# shellcheck source=tests/ns/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+t_pin_permissions() {
+	local dir=$PIN_ROOT/$IF_STEER f mode bad=0
+	attach >/dev/null
+	xs target add "$IF_STEER" cpu 0 >/dev/null
+	mode=$(stat -c '%a %U' "$dir")
+	assert_eq "pin directory mode and owner" "$mode" "700 root"
+	for f in "$dir"/*; do
+		mode=$(stat -c '%a %U' "$f")
+		if [ "$mode" != "600 root" ]; then
+			echo "  $f is $mode"
+			bad=$((bad + 1))
+		fi
+	done
+	assert_eq "pins not 0600 root" "$bad" 0
+}
+
+t_planted_symlink_refused() {
+	local dir=$PIN_ROOT/$IF_STEER before after out rc id
+	attach >/dev/null
+	xs target add "$IF_STEER" cpu 0 >/dev/null
+	before=$(bpftool map dump pinned "$dir/xs_targets" | md5sum)
+	id=$(bpftool -j map show pinned "$dir/xs_targets" | pyx 'd["id"]' -)
+	# Someone with access to bpffs swaps a pin for a link to another object
+	# (bpffs cannot rename: unpin, link, and re-pin by id afterwards).
+	rm "$dir/xs_targets"
+	ln -s "$dir/xs_counters" "$dir/xs_targets"
+	set +e
+	out=$(xs target add "$IF_STEER" cpu 1 2>&1)
+	rc=$?
+	set -e
+	rm "$dir/xs_targets"
+	bpftool map pin id "$id" "$dir/xs_targets"
+	chmod 0600 "$dir/xs_targets"
+	echo "$out"
+	assert_ne "exit status with a planted symlink" "$rc" 0
+	assert_true "the error names the link" \
+		"$(grep -q 'symlink' <<<"$out" && echo true || echo false)"
+	after=$(bpftool map dump pinned "$dir/xs_targets" | md5sum)
+	assert_eq "xs_targets unchanged" "$after" "$before"
+}
+
+t_data_plane_outlives_the_cli() {
+	local before after
+	attach >/dev/null
+	xs target add "$IF_STEER" cpu 0 >/dev/null
+	xs target add "$IF_STEER" cpu 1 >/dev/null
+	# No xdpsteer process runs now: the program and its maps are held by the
+	# interface and the pins alone, and keep steering.
+	assert_eq "xdpsteer processes" "$(pgrep -cx xdpsteer || true)" 0
+	before=$(xs stats "$IF_STEER" --json | pyx 'sum(t["packets"] for t in d["targets"])' -)
+	flows send --flows "$CLIENT_IP:23000-23049" --count 2 >/dev/null
+	after=$(xs stats "$IF_STEER" --json | pyx 'sum(t["packets"] for t in d["targets"])' -)
+	assert_eq "packets steered with no CLI running" "$((after - before))" 100
+}
+
+ALL_TESTS=(pin_permissions planted_symlink_refused data_plane_outlives_the_cli)
+
+main() {
+	local t
+	install_trap
+	preflight || fatal "$XS_SUITE" "$PREFLIGHT_REASON"
+	setup_testbed || fatal "$XS_SUITE" "cannot build the namespace testbed (veth, netns)"
+	for t in "${@:-${ALL_TESTS[@]}}"; do
+		declare -F "t_$t" >/dev/null || fatal "$XS_SUITE" "no test named $t"
+		run_test "$t" "t_$t"
+	done
+	finish "$XS_SUITE"
+}
+
+main "$@"
