@@ -62,9 +62,9 @@ t_data_plane_outlives_the_cli() {
 	attach >/dev/null
 	xs target add "$IF_STEER" cpu 0 >/dev/null
 	xs target add "$IF_STEER" cpu 1 >/dev/null
-	# No xdpsteer process runs now: the program and its maps are held by the
-	# interface and the pins alone, and keep steering.
-	assert_eq "xdpsteer processes" "$(pgrep -cx xdpsteer || true)" 0
+	# Every xdpsteer command above has exited: the program and its maps are
+	# held by the interface and the pins alone, and keep steering. (Not a
+	# pgrep check: other test runs on the machine may have their own CLI up.)
 	before=$(xs stats "$IF_STEER" --json | pyx 'sum(t["packets"] for t in d["targets"])' -)
 	flows send --flows "$CLIENT_IP:23000-23049" --count 2 >/dev/null
 	after=$(xs stats "$IF_STEER" --json | pyx 'sum(t["packets"] for t in d["targets"])' -)
