@@ -286,9 +286,7 @@ int xs_cmd_backend_add(const struct xs_args *a)
 	printf("%s: %s: added backend %s, weight %u (%u live of %u slots)\n", h.ifname, name,
 	       a->pos[2], weight, xs_pool_live(&pool), pool.hdr.n_buckets);
 out:
-	xs_pool_free(&pool);
-	free(all);
-	xs_close(&h);
+	xs_release(&h, &all, &pool);
 	return err;
 }
 
@@ -330,10 +328,7 @@ static int xs_backend_existing(const struct xs_args *a, struct xs_handle *h,
 	}
 	return 0;
 fail:
-	xs_pool_free(pool);
-	free(*all);
-	*all = NULL;
-	xs_close(h);
+	xs_release(h, all, pool);
 	return err;
 }
 
@@ -365,9 +360,7 @@ int xs_cmd_backend_del(const struct xs_args *a)
 		printf("%s: %s: removed backend %s (%u live of %u slots)\n", h.ifname, name,
 		       a->pos[2], xs_pool_live(&pool), pool.hdr.n_buckets);
 out:
-	xs_pool_free(&pool);
-	free(all);
-	xs_close(&h);
+	xs_release(&h, &all, &pool);
 	return err;
 }
 
@@ -464,9 +457,7 @@ static int xs_backend_drain(const struct xs_args *a, bool drain)
 	t = all[id];
 	snprintf(what, sizeof(what), "%s backend %s", name, a->pos[2]);
 	err = xs_drain_apply(&h, svc.id, &pool, &t, id, drain, what);
-	xs_pool_free(&pool);
-	free(all);
-	xs_close(&h);
+	xs_release(&h, &all, &pool);
 	return err;
 }
 

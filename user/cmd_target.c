@@ -163,9 +163,7 @@ int xs_cmd_target_add(const struct xs_args *a)
 	printf("%s: added %s in slot %u (%u live of %u slots)\n", h.ifname, name, slot,
 	       xs_pool_live(&pool), pool.hdr.n_buckets);
 out:
-	xs_pool_free(&pool);
-	free(all);
-	xs_close(&h);
+	xs_release(&h, &all, &pool);
 	return err;
 }
 
@@ -200,10 +198,7 @@ static int xs_target_existing(const struct xs_args *a, struct xs_handle *h,
 	}
 	return 0;
 fail:
-	xs_pool_free(pool);
-	free(*all);
-	*all = NULL;
-	xs_close(h);
+	xs_release(h, all, pool);
 	return err;
 }
 
@@ -241,9 +236,7 @@ int xs_cmd_target_del(const struct xs_args *a)
 		printf("%s: removed %s (%u live of %u slots)\n", h.ifname, name,
 		       xs_pool_live(&pool), pool.hdr.n_buckets);
 out:
-	xs_pool_free(&pool);
-	free(all);
-	xs_close(&h);
+	xs_release(&h, &all, &pool);
 	return err;
 }
 
@@ -300,9 +293,7 @@ int xs_cmd_target_list(const struct xs_args *a)
 	else if (!xs_pool_live(&pool))
 		printf("(no targets: packets pass to the stack, counted as no_targets)\n");
 out:
-	xs_pool_free(&pool);
-	free(all);
-	xs_close(&h);
+	xs_release(&h, &all, &pool);
 	return err;
 }
 
@@ -322,9 +313,7 @@ static int xs_target_drain(const struct xs_args *a, bool drain)
 	t = all[id];
 	xs_target_name(&h, &t, id, name, sizeof(name));
 	err = xs_drain_apply(&h, XS_POOL_QUEUES, &pool, &t, id, drain, name);
-	xs_pool_free(&pool);
-	free(all);
-	xs_close(&h);
+	xs_release(&h, &all, &pool);
 	return err;
 }
 

@@ -187,6 +187,15 @@ void xs_close(struct xs_handle *h)
 	}
 }
 
+/* What a command read and opened, let go in one place: @all and @pool may be empty. */
+void xs_release(struct xs_handle *h, struct xs_target **all, struct xs_pool *pool)
+{
+	xs_pool_free(pool);
+	free(*all);
+	*all = NULL;
+	xs_close(h);
+}
+
 void xs_pool_free(struct xs_pool *p)
 {
 	free(p->bucket);
