@@ -39,6 +39,17 @@ const volatile __u32 cfg_pin_rate = 0;
 const volatile __u32 cfg_pin_burst = 1;
 const volatile __u64 cfg_cache_key = 0;
 const volatile __u32 cfg_cache_mask = XS_FLOW_CACHE_SLOTS - 1;
+const volatile struct xs_timeouts cfg_timeouts = {
+	.tcp = XS_S_TO_TICKS(XS_DEFAULT_TCP_TIMEOUT_S),
+	.fin = XS_S_TO_TICKS(XS_DEFAULT_FIN_TIMEOUT_S),
+	.udp = XS_S_TO_TICKS(XS_DEFAULT_UDP_TIMEOUT_S),
+	.refresh = XS_S_TO_TICKS(XS_MAX_REFRESH_S),
+};
+
+static __always_inline __u32 xs_tick(void)
+{
+	return (__u32)(bpf_ktime_get_coarse_ns() >> XS_TICK_SHIFT);
+}
 
 __attribute__((noinline)) int xs_jump_global(__u64 key, __u32 n)
 {
@@ -254,7 +265,6 @@ static __always_inline void xs_cache_fill(struct xs_flow_cache_entry *c,
 	__builtin_memcpy(&c->key, k, sizeof(c->key));
 	c->pin = *pin;
 	c->pool = pool;
-	c->hits = 1;
 }
 
 /* May this CPU pin one more new flow now? A token bucket, read only for new flows. */
@@ -323,10 +333,11 @@ static __always_inline void xs_pin_close(struct xs_flow_pin *lru, struct xs_flow
 }
 
 static __always_inline const struct xs_target *
-xs_flow_target(__u32 pool_id, const struct xs_flow_key *key, __u8 tcp_flags,
+xs_flow_target(__u32 pool_base, __u32 pool_id, const struct xs_flow_key *key, __u8 tcp_flags,
 	       struct xs_flow_cache_entry *cached, struct xs_flow_pin *pin, __u32 *why)
 {
-	int ending = tcp_flags & (XS_TCP_FIN | XS_TCP_RST);
+	__u32 slot = pool_base + pool_id;
+	int ending = tcp_flags & (XS_TCP_FIN | XS_TCP_RST), expired = 0;
 	struct xs_target_stats *s;
 	struct xs_flow_pin *old_pin = NULL;
 	const struct xs_target *t;
@@ -336,9 +347,10 @@ xs_flow_target(__u32 pool_id, const struct xs_flow_key *key, __u8 tcp_flags,
 	__u32 zero = 0;
 	void *pool;
 	int pinning;
+	__u32 now;
 
 	*why = XS_C_NO_TARGETS;
-	pool = bpf_map_lookup_elem(&xs_pools, &pool_id);
+	pool = bpf_map_lookup_elem(&xs_pools, &slot);
 	if (!pool)
 		return NULL;
 	e = bpf_map_lookup_elem(pool, &zero);
@@ -347,17 +359,31 @@ xs_flow_target(__u32 pool_id, const struct xs_flow_key *key, __u8 tcp_flags,
 
 	/* A flow is what the configured flow fields say it is. */
 	xs_flow_key_mask(&flow, key, e->hdr.flow_fields, XS_DOMAIN_FLOW);
+	now = xs_tick();
 	if (cfg_flow_table) {
 		old_pin = bpf_map_lookup_elem(&xs_flows, &flow);
 		if (old_pin) {
+			struct xs_timeouts to = cfg_timeouts;
+
+			/* Idle too long, or a new connection on the tuple of a closed one. */
+			expired = xs_pin_expired(old_pin, flow.proto, now, &to) ||
+				  ((old_pin->flags & XS_PIN_F_CLOSED) &&
+				   (tcp_flags & (XS_TCP_SYN | XS_TCP_ACK)) == XS_TCP_SYN);
 			t = xs_live_target(old_pin->target, old_pin->uid);
-			if (t) {
+			if (t && !expired) {
+				old_pin->seen = now;
 				if (ending)
 					xs_pin_close(old_pin, NULL, old_pin);
 				*pin = *old_pin;
 				xs_cache_fill(cached, key, pin, pool_id);
 				xs_count(XS_C_FLOW_HIT);
 				return t;
+			}
+			if (expired) {
+				/* Its end went unseen: balance opened against closed now. */
+				if (t)
+					xs_pin_close(old_pin, NULL, old_pin);
+				xs_count(XS_C_FLOW_EXPIRED);
 			}
 		}
 	}
@@ -381,6 +407,7 @@ xs_flow_target(__u32 pool_id, const struct xs_flow_key *key, __u8 tcp_flags,
 	pin->uid = t->uid;
 	pin->hash = (__u32)d->flow_hash;
 	pin->flags = 0;
+	pin->seen = now;
 	if (!pinning)
 		return t;
 	/* Only a pinned flow is one flow: unpinned, every packet decides afresh. */
@@ -389,8 +416,25 @@ xs_flow_target(__u32 pool_id, const struct xs_flow_key *key, __u8 tcp_flags,
 		s->opened++;
 	bpf_map_update_elem(&xs_flows, &flow, pin, BPF_ANY);
 	xs_cache_fill(cached, key, pin, pool_id);
-	xs_count(old_pin ? XS_C_FLOW_REPIN : XS_C_FLOW_NEW);
+	xs_count(old_pin && !expired ? XS_C_FLOW_REPIN : XS_C_FLOW_NEW);
 	return t;
+}
+
+/*
+ * Service @key's live generation (@pool_base), or NULL: xs_services names
+ * services of both generations while a change is being made.
+ */
+static __always_inline const struct xs_service *xs_service_live(const struct xs_service_key *key,
+								__u32 pool_base)
+{
+	const struct xs_service *named = bpf_map_lookup_elem(&xs_services, key), *svc;
+	__u32 slot;
+
+	if (!named)
+		return NULL;
+	slot = pool_base + named->id;
+	svc = bpf_map_lookup_elem(&xs_service_by_id, &slot);
+	return svc && svc->id == named->id ? svc : NULL;
 }
 
 /*
@@ -399,7 +443,7 @@ xs_flow_target(__u32 pool_id, const struct xs_flow_key *key, __u8 tcp_flags,
  */
 static __always_inline const struct xs_service *xs_find_service(struct xdp_md *ctx,
 								const struct xs_parsed *p,
-								int *verdict)
+								__u32 pool_base, int *verdict)
 {
 	struct xs_service_key sk = {};
 	const struct xs_service *svc;
@@ -413,10 +457,10 @@ static __always_inline const struct xs_service *xs_find_service(struct xdp_md *c
 	}
 	sk.port = p->key.dport;
 	sk.proto = p->key.proto;
-	svc = bpf_map_lookup_elem(&xs_services, &sk);
+	svc = xs_service_live(&sk, pool_base);
 	if (!svc) {
 		sk.port = 0; /* the VIP's any-port service */
-		svc = bpf_map_lookup_elem(&xs_services, &sk);
+		svc = xs_service_live(&sk, pool_base);
 	}
 	if (svc && p->icmp == XS_ICMP_ERROR)
 		xs_count(XS_C_ICMP_ERROR);
@@ -457,8 +501,10 @@ static __always_inline int xs_deliver_backend(struct xdp_md *ctx, const struct x
 /*
  * Established flows first: the per-CPU cache is keyed by the packet's own
  * key, so a hit needs no service lookup and no pool lookup. The LRU stays the
- * authority: every 64th hit goes the long way and refreshes it, and a FIN or
- * RST always does, so the close is counted there.
+ * authority: a cached flow goes the long way once its entry is older than
+ * cfg_timeouts.refresh (shorter than any timeout), which refreshes the pin's
+ * idle time and checks expiry; FIN, RST and SYN always do, so a close is
+ * counted and a reused tuple is seen there.
  */
 static __always_inline struct xs_flow_cache_entry *
 xs_cache_hit(const struct xs_parsed *p, struct xs_flow_cache_entry *c,
@@ -466,10 +512,10 @@ xs_cache_hit(const struct xs_parsed *p, struct xs_flow_cache_entry *c,
 {
 	if (!c || !xs_flow_key_eq(&c->key, &p->key))
 		return NULL;
-	if (p->tcp_flags & (XS_TCP_FIN | XS_TCP_RST))
+	if (p->tcp_flags & (XS_TCP_FIN | XS_TCP_RST | XS_TCP_SYN))
 		return NULL;
 	*t = xs_live_target(c->pin.target, c->pin.uid);
-	if (!*t || !(++c->hits & (XS_CACHE_REFRESH - 1)))
+	if (!*t || xs_tick() - c->pin.seen >= cfg_timeouts.refresh)
 		return NULL;
 	return c;
 }
@@ -483,9 +529,12 @@ int xdpsteer_xdp(struct xdp_md *ctx)
 	const struct xs_target *t;
 	const struct xs_self *self;
 	struct xs_flow_pin pin;
-	__u32 zero = 0, why, pool_id = XS_POOL_QUEUES;
+	__u32 zero = 0, why, pool_id = XS_POOL_QUEUES, base, slot;
 	int r;
 
+	/* One read of the generation: this packet sees the old topology or the new one. */
+	self = bpf_map_lookup_elem(&xs_self, &zero);
+	base = self ? self->pool_base : 0;
 	r = xs_parse_global(ctx, &p);
 	if (r != XS_PARSE_OK) {
 		xs_count(r);
@@ -507,7 +556,8 @@ int xdpsteer_xdp(struct xdp_md *ctx)
 			if (hit->pool == XS_POOL_QUEUES)
 				goto queue;
 			pool_id = hit->pool;
-			svc = bpf_map_lookup_elem(&xs_service_by_id, &pool_id);
+			slot = base + pool_id;
+			svc = bpf_map_lookup_elem(&xs_service_by_id, &slot);
 			if (svc && svc->id == pool_id)
 				goto backend;
 			/* The service went away: the slow path decides. */
@@ -516,16 +566,15 @@ int xdpsteer_xdp(struct xdp_md *ctx)
 		}
 	}
 
-	self = bpf_map_lookup_elem(&xs_self, &zero);
 	if (self && self->n_services) {
-		svc = xs_find_service(ctx, &p, &r);
+		svc = xs_find_service(ctx, &p, base, &r);
 		if (r >= 0)
 			return r;
 		if (svc)
 			pool_id = svc->id;
 	}
 
-	t = xs_flow_target(pool_id, &p.key, p.tcp_flags, cached, &pin, &why);
+	t = xs_flow_target(base, pool_id, &p.key, p.tcp_flags, cached, &pin, &why);
 	if (svc)
 		goto backend;
 	if (!t) {

@@ -23,10 +23,10 @@ struct xs_pool_map {
  */
 const volatile union xs_pool_entry xs_pool_entry_btf = {};
 
-/* Pool id -> pool. Swapping an entry is the atomic topology change. */
+/* xs_self.pool_base + pool id -> pool: two generations, see XS_POOL_SLOTS. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
-	__uint(max_entries, XS_MAX_POOLS);
+	__uint(max_entries, XS_POOL_SLOTS);
 	__type(key, __u32);
 	__array(values, struct xs_pool_map);
 } xs_pools SEC(".maps");
@@ -123,10 +123,14 @@ struct {
 	__type(value, struct xs_service);
 } xs_services SEC(".maps");
 
-/* Service id -> service, for established flows found in the flow cache. */
+/*
+ * xs_self.pool_base + service id -> service: the live generation of every
+ * service (xs_services only names the id). An entry whose id differs from
+ * its index is no service in that generation.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, XS_MAX_POOLS);
+	__uint(max_entries, 2 * XS_MAX_POOLS);
 	__type(key, __u32);
 	__type(value, struct xs_service);
 } xs_service_by_id SEC(".maps");

@@ -30,6 +30,15 @@
 #define XS_MAX_SERVICES 1024
 #define XS_MAX_POOLS (1 + XS_MAX_SERVICES)
 #define XS_POOL_QUEUES 0     /* pool of queue targets; service s uses pool s */
+/*
+ * xs_pools and xs_service_by_id hold two generations of every pool id:
+ * slots [0, XS_MAX_POOLS) and [XS_MAX_POOLS, 2 * XS_MAX_POOLS). Packets read
+ * the one xs_self.pool_base names; a change writes the other, then flips it.
+ * The last xs_pools slot is never read: updating it is how the CLI waits for
+ * running programs (the kernel runs synchronize_rcu on map-in-map updates).
+ */
+#define XS_POOL_SLOTS (2 * XS_MAX_POOLS + 1)
+#define XS_POOL_SYNC_SLOT (2 * XS_MAX_POOLS)
 
 enum xs_algo {
 	XS_ALGO_JUMP = 0,
@@ -130,12 +139,45 @@ union xs_pool_entry {
 /* xs_flows (LRU) value: the target a flow was pinned to. */
 #define XS_PIN_F_CLOSED (1U << 0) /* FIN or RST seen: counted in closed once */
 
+/*
+ * Flow idle time is kept in ticks of 2^20 ns (about 1.05 ms) in 32 bits:
+ * bpf_ktime_get_coarse_ns() >> XS_TICK_SHIFT, compared by wrapping
+ * subtraction, so a timeout can be up to 2^31 ticks (about 26 days).
+ */
+#define XS_TICK_SHIFT 20
+#define XS_MAX_TIMEOUT_S (7 * 24 * 3600)
+
 struct xs_flow_pin {
 	__u32 target;
 	__u32 uid;           /* xs_target.uid at pin time */
 	__u32 hash;          /* low bits of the flow hash: the tunnel source varies by it */
 	__u32 flags;         /* XS_PIN_F_* */
+	__u32 seen;          /* tick of the flow's last packet, as of the last refresh */
 };
+
+#define XS_S_TO_TICKS(s) ((__u32)(((__u64)(s) * 1000000000ULL) >> XS_TICK_SHIFT))
+/* Defaults: see README, "Flow idle timeouts". */
+#define XS_DEFAULT_TCP_TIMEOUT_S 7200
+#define XS_DEFAULT_FIN_TIMEOUT_S 30
+#define XS_DEFAULT_UDP_TIMEOUT_S 300
+#define XS_MAX_REFRESH_S 1
+
+/* Idle timeouts in ticks: TCP, TCP after FIN or RST, anything else (UDP). */
+struct xs_timeouts {
+	__u32 tcp;
+	__u32 fin;
+	__u32 udp;
+	__u32 refresh;       /* a cached flow refreshes its pin at least this often */
+};
+
+/* Has @pin (of protocol @proto) been idle longer than its timeout at tick @now? */
+XS_INLINE int xs_pin_expired(const struct xs_flow_pin *pin, __u8 proto, __u32 now,
+			     const struct xs_timeouts *to)
+{
+	__u32 limit = pin->flags & XS_PIN_F_CLOSED ? to->fin : proto == 6 ? to->tcp : to->udp;
+
+	return now - pin->seen > limit;
+}
 
 /* xs_target_stats (per-CPU) value. */
 struct xs_target_stats {
@@ -184,6 +226,7 @@ XS_INLINE __u64 xs_target_load(__u32 target, __u64 packets, __u64 dequeued, __u6
 	X(XS_C_FLOW_HIT, "flow_hit", "info")                                  \
 	X(XS_C_FLOW_NEW, "flow_new", "info")                                  \
 	X(XS_C_FLOW_REPIN, "flow_repin", "info")                              \
+	X(XS_C_FLOW_EXPIRED, "flow_expired", "info")                          \
 	X(XS_C_PIN_LIMITED, "pin_rate_limited", "info")                       \
 	X(XS_C_NOT_VIP, "not_vip", "pass")                                    \
 	X(XS_C_NO_BACKEND, "no_backend", "pass")                              \
@@ -207,12 +250,10 @@ enum xs_counter { XS_COUNTERS(XS_COUNTER_ENUM) XS_C_MAX };
  * hash lookup. XS_FLOW_CACHE_SLOTS entries per CPU, 64 bytes (a cache line) each.
  */
 #define XS_FLOW_CACHE_SLOTS 8192
-#define XS_CACHE_REFRESH 64  /* every 64th cache hit also touches the LRU */
 struct xs_flow_cache_entry {
 	struct xs_flow_key key;  /* the packet's own key, as parsed */
-	struct xs_flow_pin pin;
+	struct xs_flow_pin pin;  /* pin.seen: when the LRU was last refreshed from here */
 	__u32 pool;              /* pool the flow was placed in: 0 queues, else the service id */
-	__u32 hits;
 };
 
 /*
@@ -247,6 +288,9 @@ struct xs_pin_budget {
 struct xs_self {
 	__u32 cpumap_id;     /* filters xdp:xdp_cpumap_enqueue to our own cpumap */
 	__u32 n_services;    /* 0: skip the service lookup altogether */
+	__u32 pool_base;     /* 0 or XS_MAX_POOLS: the live generation of pools and services */
+	__u32 pad;
+	struct xs_timeouts timeouts; /* as attached (the program's own copy is in rodata) */
 };
 
 /* xs_vips value: how many services use the address (echo replies, local checks). */

@@ -64,7 +64,9 @@ struct xs_parsed {
 };
 
 #define XS_TCP_FIN 0x01
+#define XS_TCP_SYN 0x02
 #define XS_TCP_RST 0x04
+#define XS_TCP_ACK 0x10
 
 /*
  * An ICMP error quotes the start of the packet it is about: a packet the

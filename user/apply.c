@@ -3,8 +3,8 @@
  * apply: plan, then change. The plan is built on copies (the targets array
  * and each pool), so nothing is written until every pool has been checked.
  * Writes follow the commands' order: a target is deliverable before a pool
- * names it, and a pool stops naming a target before the target goes. Each
- * pool is published whole, atomically (xs_pool_publish).
+ * names it, and a pool stops naming a target before the target goes. All
+ * pools and services change in one transaction (txn.h).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -18,6 +18,7 @@
 #include "log.h"
 #include "neigh.h"
 #include "target.h"
+#include "txn.h"
 
 struct xs_plan_pool {
 	__u32 id;
@@ -635,77 +636,53 @@ static int xs_apply_targets(struct xs_plan *pl, bool after)
 	return 0;
 }
 
-static int xs_apply_service_add(const struct xs_handle *h, struct xs_plan_pool *pp)
-{
-	char name[80];
-	int err;
-
-	xs_format_service(&pp->key, name, sizeof(name));
-	err = xs_pool_publish(h, pp->id, &pp->new);
-	if (err)
-		return err;
-	if (bpf_map_update_elem(h->service_by_id_fd, &pp->id, &pp->new_svc, BPF_ANY) ||
-	    bpf_map_update_elem(h->services_fd, &pp->key, &pp->new_svc, BPF_NOEXIST)) {
-		err = -errno;
-		pr_warn("%s: cannot add service %s: %s\n", h->ifname, name, strerror(errno));
-		return err;
-	}
-	err = xs_vip_ref(h, &pp->key, +1) ?: xs_self_services(h, +1);
-	if (err)
-		pr_warn("%s: cannot account for %s: %s\n", h->ifname, name, strerror(-err));
-	return err;
-}
-
-static int xs_apply_service_del(const struct xs_handle *h, struct xs_plan_pool *pp)
-{
-	struct xs_service none = { 0 };
-	char name[80];
-
-	xs_format_service(&pp->key, name, sizeof(name));
-	/* Unmatch first; dropping the pool then waits out programs still using it. */
-	if (bpf_map_delete_elem(h->services_fd, &pp->key) ||
-	    bpf_map_delete_elem(h->pools_fd, &pp->id)) {
-		pr_warn("%s: cannot remove service %s: %s\n", h->ifname, name, strerror(errno));
-		return -errno;
-	}
-	bpf_map_update_elem(h->service_by_id_fd, &pp->id, &none, BPF_ANY);
-	xs_stats_reset_service(h, pp->id);
-	return xs_vip_ref(h, &pp->key, -1) ?: xs_self_services(h, -1);
-}
-
+/*
+ * Every pool and service change of the plan, staged in one transaction: the
+ * data plane sees all of them at once, or none (txn.h).
+ */
 static int xs_apply_pools(struct xs_plan *pl)
 {
-	const struct xs_handle *h = pl->h;
-	char name[80];
+	struct xs_txn *t = xs_txn_begin(pl->h);
 	__u32 i;
-	int err;
+	int err = 0;
 
-	for (i = 0; i < pl->n; i++) {
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; !err && i < pl->n; i++) {
 		struct xs_plan_pool *pp = &pl->p[i];
 
-		if (!pp->will)
+		if (!pp->will) {
+			if (pp->had)
+				err = xs_txn_service_del(t, &pp->key, pp->id);
 			continue;
-		if (!pp->had) {
-			err = xs_apply_service_add(h, pp);
-		} else {
-			err = 0;
-			if (!xs_pool_same(&pp->old, &pp->new))
-				err = xs_pool_publish(h, pp->id, &pp->new);
-			if (!err && i && !xs_svc_same(&pp->old_svc, &pp->new_svc) &&
-			    (bpf_map_update_elem(h->service_by_id_fd, &pp->id, &pp->new_svc,
-						 BPF_ANY) ||
-			     bpf_map_update_elem(h->services_fd, &pp->key, &pp->new_svc,
-						 BPF_EXIST))) {
-				err = -errno;
-				xs_format_service(&pp->key, name, sizeof(name));
-				pr_warn("%s: cannot update service %s: %s\n", h->ifname, name,
-					strerror(errno));
-			}
 		}
-		if (err)
-			return err;
+		if (!pp->had || !xs_pool_same(&pp->old, &pp->new))
+			err = xs_txn_pool(t, pp->id, &pp->new);
+		if (!err && i && (!pp->had || !xs_svc_same(&pp->old_svc, &pp->new_svc)))
+			err = xs_txn_service(t, &pp->key, &pp->new_svc);
 	}
-	return 0;
+	if (err) {
+		xs_txn_abort(t);
+		return err;
+	}
+	return xs_txn_commit(t);
+}
+
+/* A commit that failed left the running pools as they were: so must the targets be. */
+static void xs_apply_targets_undo(struct xs_plan *pl)
+{
+	__u32 id;
+
+	for (id = 0; id < XS_MAX_TARGETS; id++) {
+		if (!memcmp(&pl->all[id], &pl->next[id], sizeof(pl->all[id])) ||
+		    xs_write_after(&pl->all[id], &pl->next[id]))
+			continue;
+		xs_target_write(pl->h, id, &pl->all[id]);
+		if (id < XS_BACKEND_BASE && !(pl->all[id].flags & XS_TARGET_F_ACTIVE))
+			xs_redirect_clear(pl->h, id, &pl->next[id]);
+		else if (id < XS_BACKEND_BASE && pl->all[id].qsize != pl->next[id].qsize)
+			xs_redirect_set(pl->h, id, &pl->all[id]);
+	}
 }
 
 static int xs_plan_build(struct xs_plan *pl)
@@ -759,12 +736,15 @@ int xs_apply(const struct xs_handle *h, const struct xs_config *c, bool dry_run)
 		goto out;
 	}
 	fflush(stdout);
-	/* Deliverable first, then visible; out of the pools, then gone. */
-	err = xs_apply_targets(&pl, false) ?: xs_apply_pools(&pl);
-	for (i = 1; !err && i < pl.n; i++)
-		if (pl.p[i].had && !pl.p[i].will)
-			err = xs_apply_service_del(h, &pl.p[i]);
-	err = err ?: xs_apply_targets(&pl, true);
+	/* Deliverable first, then visible in one step; out of the pools, then gone. */
+	err = xs_apply_targets(&pl, false);
+	err = err ?: xs_apply_pools(&pl);
+	if (err) {
+		xs_apply_targets_undo(&pl);
+		pr_warn("%s: nothing of %s was applied\n", h->ifname, c->file);
+		goto out;
+	}
+	err = xs_apply_targets(&pl, true);
 	for (i = 0; i < XS_MAX_TARGETS; i++)
 		added |= pl.next[i].kind == XS_TARGET_BACKEND && !pl.all[i].kind;
 	for (i = 1; i < pl.n; i++)
@@ -772,8 +752,8 @@ int xs_apply(const struct xs_handle *h, const struct xs_config *c, bool dry_run)
 	if (!err && added)
 		xs_tx_ports_sync(h);
 	if (err)
-		pr_warn("%s: apply of %s stopped part way; run it again to finish\n", h->ifname,
-			c->file);
+		pr_warn("%s: %s is live, but cleaning up after it failed part way; run it "
+			"again to finish\n", h->ifname, c->file);
 	else
 		printf("applied %d change%s to %s\n", pl.changes, pl.changes == 1 ? "" : "s",
 		       h->ifname);

@@ -24,6 +24,35 @@ int xs_parse_u32(const char *s, const char *what, __u32 min, __u32 max, __u32 *o
 	return 0;
 }
 
+/*
+ * A duration: a whole number with a unit, ms, s, m or h (s if none), from
+ * @min_ms to @max_ms, into milliseconds.
+ */
+int xs_parse_duration(const char *s, const char *what, __u64 min_ms, __u64 max_ms, __u64 *ms)
+{
+	static const struct {
+		const char *unit;
+		__u64 ms;
+	} units[] = { { "", 1000 }, { "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 } };
+	unsigned long long v;
+	char *end;
+	size_t i;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	for (i = 0; *s && *s != '-' && !errno && end != s && i < XS_ARRAY_SIZE(units); i++) {
+		if (strcmp(end, units[i].unit) || v > max_ms / units[i].ms)
+			continue;
+		*ms = v * units[i].ms;
+		if (*ms >= min_ms && *ms <= max_ms)
+			return 0;
+	}
+	pr_warn("%s: '%s' is not a duration from %llums to %llus (a whole number with unit "
+		"ms, s, m or h, e.g. 30s)\n", what, s, (unsigned long long)min_ms,
+		(unsigned long long)(max_ms / 1000));
+	return -EINVAL;
+}
+
 /* 32 hex digits, optionally prefixed 0x: k0 is the first 16, k1 the last 16. */
 int xs_parse_seed(const char *s, __u64 seed[2])
 {

@@ -25,8 +25,51 @@ struct xs_attach_cfg {
 	__u32 flow_entries;
 	__u32 pin_rate;
 	__u32 unparsed_verdict;
+	struct xs_timeouts timeouts;
 	struct xs_pool_hdr hdr;
 };
+
+static __u32 xs_ms_to_ticks(__u64 ms)
+{
+	__u64 t = (ms * 1000000ULL) >> XS_TICK_SHIFT;
+
+	return t ? (__u32)t : 1;
+}
+
+/*
+ * --tcp-timeout, --fin-timeout, --udp-timeout. A cached flow refreshes its
+ * pin every quarter of the shortest timeout, and at least every second, so
+ * a flow with traffic never looks idle.
+ */
+static int xs_parse_timeouts(const struct xs_args *a, struct xs_timeouts *to)
+{
+	const struct {
+		const char *opt;
+		__u64 def_s;
+		__u32 *ticks;
+	} t[] = {
+		{ "tcp-timeout", XS_DEFAULT_TCP_TIMEOUT_S, &to->tcp },
+		{ "fin-timeout", XS_DEFAULT_FIN_TIMEOUT_S, &to->fin },
+		{ "udp-timeout", XS_DEFAULT_UDP_TIMEOUT_S, &to->udp },
+	};
+	__u64 ms, shortest = XS_MAX_REFRESH_S * 4000ULL;
+	char what[32];
+	size_t i;
+
+	for (i = 0; i < XS_ARRAY_SIZE(t); i++) {
+		const char *v = xs_arg(a, t[i].opt);
+
+		ms = t[i].def_s * 1000;
+		snprintf(what, sizeof(what), "--%s", t[i].opt);
+		if (v && xs_parse_duration(v, what, 100, XS_MAX_TIMEOUT_S * 1000ULL, &ms))
+			return -EINVAL;
+		*t[i].ticks = xs_ms_to_ticks(ms);
+		if (ms < shortest)
+			shortest = ms;
+	}
+	to->refresh = xs_ms_to_ticks(shortest / 4);
+	return 0;
+}
 
 static int xs_parse_attach(const struct xs_args *a, struct xs_attach_cfg *cfg)
 {
@@ -81,6 +124,8 @@ static int xs_parse_attach(const struct xs_args *a, struct xs_attach_cfg *cfg)
 		return -EINVAL;
 	if ((v = xs_arg(a, "pin-rate")) &&
 	    xs_parse_u32(v, "--pin-rate", 0, 100000000, &cfg->pin_rate))
+		return -EINVAL;
+	if (xs_parse_timeouts(a, &cfg->timeouts))
 		return -EINVAL;
 	if ((v = xs_arg(a, "hash-fields")) && xs_parse_fields(v, "--hash-fields", &cfg->hdr.flow_fields))
 		return -EINVAL;
@@ -175,6 +220,7 @@ int xs_cmd_attach(const struct xs_args *a)
 	skel->rodata->cfg_pin_rate = cfg.pin_rate;
 	/* A tenth of a second of new flows may come at once. */
 	skel->rodata->cfg_pin_burst = cfg.pin_rate / 10 ? cfg.pin_rate / 10 : 1;
+	skel->rodata->cfg_timeouts = cfg.timeouts;
 	/* Keys the flow cache's slot hash, so nobody can aim flows at one slot. */
 	if (getrandom((void *)&skel->rodata->cfg_cache_key, sizeof(skel->rodata->cfg_cache_key),
 		      0) != sizeof(skel->rodata->cfg_cache_key)) {
@@ -225,6 +271,7 @@ int xs_cmd_attach(const struct xs_args *a)
 		goto fail;
 	}
 	self.cpumap_id = info.id;
+	self.timeouts = cfg.timeouts;
 	if (bpf_map_update_elem(bpf_map__fd(skel->maps.xs_self), &zero, &self, BPF_ANY)) {
 		err = -errno;
 		pr_warn("cannot write xs_self: %s\n", strerror(errno));
@@ -349,6 +396,12 @@ static const char *xs_mode_name(enum xdp_attach_mode m)
 	}
 }
 
+/* Ticks back to seconds, rounded to what the tick can tell apart. */
+static double xs_ticks_s(__u32 ticks)
+{
+	return (double)((__u64)ticks << XS_TICK_SHIFT) / 1e9;
+}
+
 static int xs_status_one(const char *ifname, bool json, bool first)
 {
 	struct bpf_prog_info pinfo = { 0 };
@@ -359,6 +412,8 @@ static int xs_status_one(const char *ifname, bool json, bool first)
 	struct xs_pool pool;
 	char fields[64], hfields[64];
 	const char *mode = "detached";
+	struct xs_self self;
+	__u32 zero = 0;
 	int fd, err;
 
 	err = xs_open(ifname, &h);
@@ -387,18 +442,25 @@ static int xs_status_one(const char *ifname, bool json, bool first)
 	}
 	xs_format_fields(pool.hdr.flow_fields, fields, sizeof(fields));
 	xs_format_fields(pool.hdr.hand_fields, hfields, sizeof(hfields));
+	if (bpf_map_lookup_elem(h.self_fd, &zero, &self)) {
+		err = -errno;
+		pr_warn("%s: cannot read xs_self: %s\n", h.ifname, strerror(-err));
+		goto out_pool;
+	}
 	if (json) {
 		printf("%s{\"ifname\": \"%s\", \"ifindex\": %d, \"prog_id\": %u, \"mode\": \"%s\", "
 		       "\"xlated_insns\": %u, \"verified_insns\": %u, \"algo\": \"%s\", "
 		       "\"hand_size\": %u, \"slots\": %u, \"generation\": %u, "
 		       "\"seed\": \"%016llx%016llx\", \"hash_fields\": \"%s\", "
-		       "\"hand_fields\": \"%s\", \"flow_table_size\": %u}",
+		       "\"hand_fields\": \"%s\", \"flow_table_size\": %u, "
+		       "\"tcp_timeout_s\": %.2f, \"fin_timeout_s\": %.2f, \"udp_timeout_s\": %.2f}",
 		       first ? "" : ", ", h.ifname, h.ifindex, pinfo.id, mode,
 		       pinfo.xlated_prog_len / 8, pinfo.verified_insns,
 		       pool.hdr.algo == XS_ALGO_SHUFFLE ? "shuffle" : "jump", pool.hdr.hand_size,
 		       pool.hdr.n_buckets, pool.hdr.generation,
 		       (unsigned long long)pool.hdr.seed[0], (unsigned long long)pool.hdr.seed[1],
-		       fields, hfields, finfo.max_entries);
+		       fields, hfields, finfo.max_entries, xs_ticks_s(self.timeouts.tcp),
+		       xs_ticks_s(self.timeouts.fin), xs_ticks_s(self.timeouts.udp));
 	} else {
 		printf("%s: prog id %u (%s mode, %u insns, %u verified), algo %s", h.ifname,
 		       pinfo.id, mode, pinfo.xlated_prog_len / 8, pinfo.verified_insns,
@@ -409,7 +471,11 @@ static int xs_status_one(const char *ifname, bool json, bool first)
 		printf("  hash fields %s, seed %016llx%016llx, flow table %u entries\n", fields,
 		       (unsigned long long)pool.hdr.seed[0], (unsigned long long)pool.hdr.seed[1],
 		       finfo.max_entries);
+		printf("  idle timeouts: tcp %.2fs, after FIN/RST %.2fs, udp and other %.2fs\n",
+		       xs_ticks_s(self.timeouts.tcp), xs_ticks_s(self.timeouts.fin),
+		       xs_ticks_s(self.timeouts.udp));
 	}
+out_pool:
 	xs_pool_free(&pool);
 out:
 	xs_close(&h);

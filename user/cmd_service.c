@@ -12,6 +12,7 @@
 #include "log.h"
 #include "neigh.h"
 #include "service.h"
+#include "txn.h"
 #include "xs_shuffle.h"
 
 static int xs_parse_algo(const struct xs_args *a, struct xs_pool_hdr *hdr)
@@ -42,6 +43,7 @@ int xs_cmd_service_add(const struct xs_args *a)
 	struct xs_service_key key;
 	struct xs_service svc = { 0 }, old;
 	struct xs_pool pool = { 0 }, base;
+	struct xs_txn *txn;
 	struct xs_handle h;
 	const char *v;
 	char name[80];
@@ -100,29 +102,16 @@ int xs_cmd_service_add(const struct xs_args *a)
 	xs_pool_free(&base);
 	svc.id = id;
 
-	/* Pool first, then the service that points at it. */
-	err = xs_pool_publish(&h, id, &pool);
+	/* The pool and the service that points at it become visible together. */
+	txn = xs_txn_begin(&h);
+	err = txn ? xs_txn_pool(txn, id, &pool) ?: xs_txn_service(txn, &key, &svc) : -ENOMEM;
+	if (err) {
+		xs_txn_abort(txn);
+		goto out;
+	}
+	err = xs_txn_commit(txn) ?: xs_tx_ports_sync(&h);
 	if (err)
 		goto out;
-	if (bpf_map_update_elem(h.service_by_id_fd, &id, &svc, BPF_ANY)) {
-		err = -errno;
-		pr_warn("%s: cannot write xs_service_by_id[%u]: %s\n", h.ifname, id,
-			strerror(errno));
-		bpf_map_delete_elem(h.pools_fd, &id);
-		goto out;
-	}
-	if (bpf_map_update_elem(h.services_fd, &key, &svc, BPF_NOEXIST)) {
-		err = -errno;
-		pr_warn("%s: cannot add %s to xs_services: %s%s\n", h.ifname, name, strerror(errno),
-			errno == E2BIG ? " (the map is full)" : "");
-		bpf_map_delete_elem(h.pools_fd, &id);
-		goto out;
-	}
-	err = xs_vip_ref(&h, &key, +1) ?: xs_self_services(&h, +1) ?: xs_tx_ports_sync(&h);
-	if (err) {
-		pr_warn("%s: cannot account for %s: %s\n", h.ifname, name, strerror(-err));
-		goto out;
-	}
 	printf("%s: added service %s (id %u, %s, %s)\n", h.ifname, name, id,
 	       pool.hdr.algo == XS_ALGO_SHUFFLE ? "shuffle" : "jump",
 	       svc.encap == XS_ENCAP_L2 ? "l2" : "ipip");
@@ -153,6 +142,7 @@ int xs_cmd_service_del(const struct xs_args *a)
 	struct xs_service_key key;
 	struct xs_target *all = NULL;
 	struct xs_service svc;
+	struct xs_txn *txn;
 	struct xs_handle h;
 	char name[80];
 	int err;
@@ -173,23 +163,18 @@ int xs_cmd_service_del(const struct xs_args *a)
 	err = xs_targets_read(&h, all);
 	if (err)
 		goto out;
-	/* Unmatch first; dropping the pool then waits out programs still using it. */
-	if (bpf_map_delete_elem(h.services_fd, &key) || bpf_map_delete_elem(h.pools_fd, &svc.id)) {
-		err = -errno;
-		pr_warn("%s: cannot remove %s: %s\n", h.ifname, name, strerror(errno));
+	/* Gone in one step; its backends only once no packet can pick them. */
+	txn = xs_txn_begin(&h);
+	err = txn ? xs_txn_service_del(txn, &key, svc.id) : -ENOMEM;
+	if (err) {
+		xs_txn_abort(txn);
 		goto out;
 	}
-	{
-		struct xs_service none = { 0 };
-
-		/* id 0 never names a service: cached flows of it take the slow path. */
-		bpf_map_update_elem(h.service_by_id_fd, &svc.id, &none, BPF_ANY);
-	}
+	err = xs_txn_commit(txn);
+	if (err)
+		goto out;
 	xs_backends_clear(&h, all, svc.id);
-	xs_stats_reset_service(&h, svc.id);
-	err = xs_vip_ref(&h, &key, -1) ?: xs_self_services(&h, -1);
-	if (!err)
-		printf("%s: removed service %s and its backends\n", h.ifname, name);
+	printf("%s: removed service %s and its backends\n", h.ifname, name);
 out:
 	free(all);
 	xs_close(&h);

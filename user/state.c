@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -14,6 +15,7 @@
 #include "endpoint.h"
 #include "log.h"
 #include "state.h"
+#include "txn.h"
 #include "xs_shuffle.h"
 
 int xs_check_env(void)
@@ -287,11 +289,15 @@ void xs_pool_remove(struct xs_pool *p, __u32 slot)
 int xs_pool_read(const struct xs_handle *h, __u32 pool_id, struct xs_pool *p)
 {
 	union xs_pool_entry *vals = NULL;
-	__u32 inner_id, n, i, *keys = NULL;
+	__u32 inner_id, n, i, base, slot, *keys = NULL;
 	int fd, err;
 
 	memset(p, 0, sizeof(*p));
-	if (bpf_map_lookup_elem(h->pools_fd, &pool_id, &inner_id)) {
+	err = xs_pool_base(h, &base);
+	if (err)
+		return err;
+	slot = base + pool_id;
+	if (bpf_map_lookup_elem(h->pools_fd, &slot, &inner_id)) {
 		err = -errno;
 		pr_warn("%s: cannot read pool %u from xs_pools: %s\n", h->ifname, pool_id,
 			strerror(-err));
@@ -385,20 +391,18 @@ static void xs_pool_btf(const struct xs_handle *h, struct bpf_map_create_opts *c
 }
 
 /*
- * Publish @p as pool @pool_id: build a new inner map, fill and freeze it, then
- * swap it into xs_pools. The kernel waits for running XDP programs before the
- * swap returns, so from here on no packet is steered by the old pool.
+ * A new inner map holding @p, filled and frozen: what a transaction swaps
+ * into xs_pools. Returns its fd (the caller closes it) or -errno.
  */
-int xs_pool_publish(const struct xs_handle *h, __u32 pool_id, struct xs_pool *p)
+int xs_pool_build(const struct xs_handle *h, __u32 pool_id, const struct xs_pool *p)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, copts, .map_flags = BPF_F_INNER_MAP);
 	LIBBPF_OPTS(bpf_map_batch_opts, bopts);
-	char name[16], path[PATH_MAX];
 	union xs_pool_entry *vals = NULL;
 	__u32 n = p->hdr.n_buckets, count = n + 1, i, *keys = NULL;
+	char name[16];
 	int fd, err;
 
-	p->hdr.generation++;
 	snprintf(name, sizeof(name), "xs_pool%u", pool_id);
 	xs_pool_btf(h, &copts);
 	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, name, sizeof(__u32), sizeof(union xs_pool_entry),
@@ -426,30 +430,31 @@ int xs_pool_publish(const struct xs_handle *h, __u32 pool_id, struct xs_pool *p)
 		pr_warn("%s: cannot fill pool %u: %s\n", h->ifname, pool_id, strerror(-err));
 		goto out;
 	}
-	if (bpf_map_update_elem(h->pools_fd, &pool_id, &fd, BPF_ANY)) {
-		err = -errno;
-		pr_warn("%s: cannot publish pool %u into xs_pools: %s\n", h->ifname, pool_id,
-			strerror(-err));
-		goto out;
-	}
-	/* Re-pin so `bpftool map dump pinned .../pool0` shows what runs. bpffs
-	 * cannot rename over a pin, so there is a moment with no pin; the pool
-	 * itself is live throughout, held by xs_pools. */
-	snprintf(name, sizeof(name), XS_PIN_POOL_FMT, pool_id);
-	if (h->dir[0] && !xs_pin_path(path, sizeof(path), h->dir, name)) {
-		unlink(path);
-		if (bpf_obj_pin(fd, path) || chmod(path, 0600))
-			pr_warn("%s: pool %u is live but could not be pinned at %s: %s\n",
-				h->ifname, pool_id, path, strerror(errno));
-	}
 	err = 0;
 out:
 	free(keys);
 	free(vals);
-	close(fd);
-	if (err)
-		p->hdr.generation--;
-	return err;
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* Publish @p as pool @pool_id on its own: a transaction of one pool. */
+int xs_pool_publish(const struct xs_handle *h, __u32 pool_id, struct xs_pool *p)
+{
+	struct xs_txn *t = xs_txn_begin(h);
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	err = xs_txn_pool(t, pool_id, p);
+	if (err) {
+		xs_txn_abort(t);
+		return err;
+	}
+	return xs_txn_commit(t);
 }
 
 int xs_targets_read(const struct xs_handle *h, struct xs_target *all)
@@ -618,8 +623,8 @@ int xs_target_name(const struct xs_handle *h, const struct xs_target *t, __u32 i
 }
 
 /*
- * Flows each target still holds: live pins in the LRU (the pin's uid is the
- * target's), counted per target id into @counts (XS_MAX_TARGETS entries).
+ * Flows each target still holds: live, unexpired pins in the LRU (the pin's
+ * uid is the target's), counted per target id into @counts (XS_MAX_TARGETS entries).
  * Read in batches; the table changes while it is read, so the figure is a
  * snapshot, exact only for a quiet table.
  */
@@ -629,7 +634,9 @@ int xs_pinned_counts(const struct xs_handle *h, const struct xs_target *all, __u
 	enum { CHUNK = 4096 };
 	struct xs_flow_key *keys = calloc(CHUNK, sizeof(*keys));
 	struct xs_flow_pin *vals = calloc(CHUNK, sizeof(*vals));
-	__u32 in_batch = 0, out_batch = 0, n, i;
+	__u32 in_batch = 0, out_batch = 0, n, i, now, zero = 0;
+	struct xs_self self;
+	struct timespec ts;
 	bool first = true;
 	int err = 0, rc;
 
@@ -638,6 +645,14 @@ int xs_pinned_counts(const struct xs_handle *h, const struct xs_target *all, __u
 		err = -ENOMEM;
 		goto out;
 	}
+	/* Expired pins wait in the LRU for their next packet: they hold nothing. */
+	if (bpf_map_lookup_elem(h->self_fd, &zero, &self)) {
+		err = -errno;
+		pr_warn("%s: cannot read xs_self: %s\n", h->ifname, strerror(-err));
+		goto out;
+	}
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	now = (__u32)((((__u64)ts.tv_sec * 1000000000ULL) + (__u64)ts.tv_nsec) >> XS_TICK_SHIFT);
 	do {
 		n = CHUNK;
 		rc = bpf_map_lookup_batch(h->flows_fd, first ? NULL : &in_batch, &out_batch, keys,
@@ -651,7 +666,8 @@ int xs_pinned_counts(const struct xs_handle *h, const struct xs_target *all, __u
 			__u32 t = vals[i].target;
 
 			if (t < XS_MAX_TARGETS && (all[t].flags & XS_TARGET_F_ACTIVE) &&
-			    all[t].uid == vals[i].uid)
+			    all[t].uid == vals[i].uid &&
+			    !xs_pin_expired(&vals[i], keys[i].proto, now, &self.timeouts))
 				counts[t]++;
 		}
 		in_batch = out_batch;

@@ -62,6 +62,7 @@ int xs_check_iface_free(const char *ifname, int ifindex);
 
 int xs_pool_read(const struct xs_handle *h, __u32 pool_id, struct xs_pool *p);
 int xs_pool_publish(const struct xs_handle *h, __u32 pool_id, struct xs_pool *p);
+int xs_pool_build(const struct xs_handle *h, __u32 pool_id, const struct xs_pool *p);
 void xs_pool_free(struct xs_pool *p);
 void xs_release(struct xs_handle *h, struct xs_target **all, struct xs_pool *pool);
 int xs_pool_find(const struct xs_pool *p, __u32 target);

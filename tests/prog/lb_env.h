@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 #include "prog_env.h"
 #include "service.h"
+#include "txn.h"
 
 static __u32 if_a, if_c;
 static unsigned char mac_a[6], mac_c[6];
@@ -79,8 +80,7 @@ static inline __u32 add_service(const char *spec, __u8 encap, const char *const 
 	struct xs_service_key key;
 	struct xs_service svc = { .encap = encap };
 	struct xs_pool pool = { 0 };
-	struct xs_self self = { 0 };
-	__u32 zero = 0, i;
+	__u32 i;
 
 	if (xs_parse_service(spec, &key))
 		return 0;
@@ -116,20 +116,17 @@ static inline __u32 add_service(const char *spec, __u8 encap, const char *const 
 		xs_target_write(&env.h, next_target, &t);
 		pool.bucket[i] = next_target++;
 	}
-	if (xs_pool_publish(&env.h, svc.id, &pool) ||
-	    bpf_map_update_elem(env.h.service_by_id_fd, &svc.id, &svc, BPF_ANY) ||
-	    bpf_map_update_elem(env.h.services_fd, &key, &svc, BPF_ANY))
-		return 0;
 	{
-		struct xs_service_key vk = { 0 };
-		struct xs_vip v = { .services = 1 };
+		/* As `service add` does it: pool, service, VIP and count in one commit. */
+		struct xs_txn *txn = xs_txn_begin(&env.h);
 
-		memcpy(vk.vip, key.vip, sizeof(vk.vip));
-		bpf_map_update_elem(env.h.vips_fd, &vk, &v, BPF_ANY);
+		if (!txn || xs_txn_pool(txn, svc.id, &pool) || xs_txn_service(txn, &key, &svc)) {
+			xs_txn_abort(txn);
+			return 0;
+		}
+		if (xs_txn_commit(txn))
+			return 0;
 	}
-	bpf_map_lookup_elem(env.h.self_fd, &zero, &self);
-	self.n_services++;
-	bpf_map_update_elem(env.h.self_fd, &zero, &self, BPF_ANY);
 	xs_pool_free(&pool);
 	return svc.id;
 }

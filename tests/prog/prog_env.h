@@ -25,6 +25,9 @@ struct prog_env {
 	int prog_fd;
 };
 
+/* Idle timeouts for the next prog_env_open*() (as attach's --*-timeout); NULL: defaults. */
+static const struct xs_timeouts *prog_env_timeouts;
+
 /*
  * Load the object. @flow_entries 0 disables the flow table, as
  * --flow-table-size 0 does; @pin_rate and @pin_burst are --pin-rate's
@@ -46,6 +49,8 @@ static inline int prog_env_open_limited(struct prog_env *e, __u32 flow_entries,
 	e->skel->rodata->cfg_flow_table = flow_entries > 0;
 	e->skel->rodata->cfg_pin_rate = pin_rate;
 	e->skel->rodata->cfg_pin_burst = pin_burst ? pin_burst : 1;
+	if (prog_env_timeouts)
+		e->skel->rodata->cfg_timeouts = *prog_env_timeouts;
 	bpf_map__set_max_entries(e->skel->maps.xs_flows, flow_entries ? flow_entries : 1);
 	bpf_map__set_max_entries(e->skel->maps.xs_cpumap, nr_cpus);
 	if (xdpsteer__load(e->skel)) {
