@@ -107,6 +107,22 @@ struct {
 	__type(value, struct xs_pin_budget);
 } xs_pin_budget SEC(".maps");
 
+/*
+ * The flow clock: a BPF timer that re-arms itself and stamps xs_now (in
+ * xdpsteer.bpf.c). Pinned, so the timer lives as long as the attachment.
+ */
+struct xs_clock {
+	struct bpf_timer timer;
+	__u64 period_ns;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xs_clock);
+} xs_clock SEC(".maps");
+
 /* Room for one steering decision per CPU (struct xs_decision is 240 bytes). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include "cli.h"
+#include "clock.h"
 #include "commands.h"
 #include "log.h"
 #include "state.h"
@@ -221,6 +222,7 @@ int xs_cmd_attach(const struct xs_args *a)
 	/* A tenth of a second of new flows may come at once. */
 	skel->rodata->cfg_pin_burst = cfg.pin_rate / 10 ? cfg.pin_rate / 10 : 1;
 	skel->rodata->cfg_timeouts = cfg.timeouts;
+	skel->rodata->cfg_clock_period_ns = xs_clock_period_ns(&cfg.timeouts);
 	/* Keys the flow cache's slot hash, so nobody can aim flows at one slot. */
 	if (getrandom((void *)&skel->rodata->cfg_cache_key, sizeof(skel->rodata->cfg_cache_key),
 		      0) != sizeof(skel->rodata->cfg_cache_key)) {
@@ -256,6 +258,10 @@ int xs_cmd_attach(const struct xs_args *a)
 		goto fail;
 	}
 	attached = true;
+	/* Before any pool exists: no flow is pinned without the time. */
+	err = xs_clock_start(bpf_program__fd(skel->progs.xdpsteer_clock_start), ifname);
+	if (err)
+		goto fail;
 
 	err = xs_pin_obj(bpf_program__fd(skel->progs.xdpsteer_xdp), dir, XS_PIN_PROG_XDP);
 	err = err ?: xs_pin_obj(bpf_program__fd(skel->progs.xdpsteer_cpumap), dir,

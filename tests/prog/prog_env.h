@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "clock.h"
 #include "decide.h"
 #include "state.h"
 #include "xdpsteer.skel.h"
@@ -49,8 +50,10 @@ static inline int prog_env_open_limited(struct prog_env *e, __u32 flow_entries,
 	e->skel->rodata->cfg_flow_table = flow_entries > 0;
 	e->skel->rodata->cfg_pin_rate = pin_rate;
 	e->skel->rodata->cfg_pin_burst = pin_burst ? pin_burst : 1;
-	if (prog_env_timeouts)
+	if (prog_env_timeouts) {
 		e->skel->rodata->cfg_timeouts = *prog_env_timeouts;
+		e->skel->rodata->cfg_clock_period_ns = xs_clock_period_ns(prog_env_timeouts);
+	}
 	bpf_map__set_max_entries(e->skel->maps.xs_flows, flow_entries ? flow_entries : 1);
 	bpf_map__set_max_entries(e->skel->maps.xs_cpumap, nr_cpus);
 	if (xdpsteer__load(e->skel)) {
@@ -60,6 +63,11 @@ static inline int prog_env_open_limited(struct prog_env *e, __u32 flow_entries,
 		return -errno;
 	}
 	e->prog_fd = bpf_program__fd(e->skel->progs.xdpsteer_xdp);
+	if (xs_clock_start(bpf_program__fd(e->skel->progs.xdpsteer_clock_start), "prog_env")) {
+		xdpsteer__destroy(e->skel);
+		e->skel = NULL;
+		return -EIO;
+	}
 	snprintf(e->h.ifname, sizeof(e->h.ifname), "test");
 	e->h.nr_cpus = nr_cpus;
 	e->h.pools_fd = bpf_map__fd(e->skel->maps.xs_pools);

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/* The flow clock: the BPF timer that gives packets the time for idle timeouts. */
+#ifndef XS_CLOCK_H
+#define XS_CLOCK_H
+
+#include "xdpsteer.h"
+
+/* How often the clock should tick for @to: a quarter of the refresh interval, 1-100 ms. */
+__u64 xs_clock_period_ns(const struct xs_timeouts *to);
+/* Run the object's clock-start program (@prog_fd, SEC("syscall")) once. */
+int xs_clock_start(int prog_fd, const char *what);
+
+#endif /* XS_CLOCK_H */
