@@ -55,13 +55,24 @@ BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
 SKEL := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
 HEADERS := $(wildcard include/*.h bpf/*.h user/*.h)
 
+# The bench-only "big" build (make bench, in $(BUILD)/big): the same sources
+# with larger limits forced in by tests/bench/big_limits.h, so bench_apply can
+# time 65536 targets. The defaults in include/ and user/ stay as they are.
+ifeq ($(XS_BIG),1)
+CFLAGS += -Iuser -include tests/bench/big_limits.h
+BPF_CFLAGS += -include tests/bench/big_limits.h
+HEADERS += tests/bench/big_limits.h
+endif
+
 LIB_SRC := $(filter-out user/main.c,$(wildcard user/*.c))
 LIB_OBJ := $(patsubst user/%.c,$(BUILD)/user/%.o,$(LIB_SRC))
 CLI := $(BUILD)/xdpsteer
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/*.c))
 PROG_TESTS := $(patsubst tests/prog/%.c,$(BUILD)/tests/%,$(wildcard tests/prog/*.c))
-BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(filter-out %.bpf.c,$(wildcard tests/bench/*.c)))
+# Helpers linked into a bench, not benches themselves.
+BENCH_HELPERS := tests/bench/map_count.c
+BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(filter-out %.bpf.c $(BENCH_HELPERS),$(wildcard tests/bench/*.c)))
 BENCH_BPF := $(patsubst tests/bench/%.bpf.c,$(BUILD)/bench/%.bpf.o,$(wildcard tests/bench/*.bpf.c))
 
 .PHONY: all deps test unit prog-test ns-test bench demo check clean format fuzz fuzz-corpus
@@ -109,9 +120,23 @@ $(BUILD)/bench/%.bpf.o: tests/bench/%.bpf.c | $(BUILD)/bench
 	$(call msg,BPF,$@)
 	$(Q)$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-$(BUILD)/bench/%: tests/bench/%.c tests/prog/*.h $(HEADERS) $(SKEL) $(BUILD)/libxdpsteer.a | $(BUILD)/bench
+$(BUILD)/bench/%: tests/bench/%.c tests/bench/*.h tests/prog/*.h $(HEADERS) $(SKEL) $(BUILD)/libxdpsteer.a | $(BUILD)/bench
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests -Itests/prog -Iuser $< $(BUILD)/libxdpsteer.a $(LDFLAGS) $(LDLIBS) -o $@
+
+# bench_apply counts the map calls libxdpsteer.a makes by wrapping them at
+# link time (tests/bench/map_count.c), so the library itself is not changed.
+# _GNU_SOURCE (unshare) on the command line: the big build's forced include
+# comes before the file's first line.
+APPLY_WRAPS := bpf_map_update_elem bpf_map_delete_elem bpf_map_update_batch \
+	bpf_map_delete_batch bpf_map_create bpf_map_freeze bpf_obj_pin \
+	bpf_map_lookup_elem bpf_map_lookup_batch bpf_map_get_next_key bpf_map_get_fd_by_id \
+	bpf_obj_get_info_by_fd bpf_btf_get_fd_by_id btf__load_from_kernel_by_id xs_neigh_manage
+
+$(BUILD)/bench/bench_apply: tests/bench/bench_apply.c $(BENCH_HELPERS) tests/bench/*.h tests/prog/*.h $(HEADERS) $(SKEL) $(BUILD)/libxdpsteer.a | $(BUILD)/bench
+	$(call msg,CC,$@)
+	$(Q)$(CC) -D_GNU_SOURCE $(CFLAGS) -Itests -Itests/prog -Iuser $< $(BENCH_HELPERS) $(BUILD)/libxdpsteer.a \
+		$(LDFLAGS) $(foreach f,$(APPLY_WRAPS),-Wl,--wrap=$(f)) $(LDLIBS) -o $@
 
 # The fuzzer is built by clang with libFuzzer, ASan and UBSan, and compiles
 # the library sources itself so nothing in it is uninstrumented.
@@ -175,6 +200,7 @@ endif
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all $(BENCHES) $(BENCH_BPF)
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/big XS_BIG=1 $(BUILD)/big/bench/bench_apply
 	$(Q)tests/bench/run.sh
 
 demo: deps

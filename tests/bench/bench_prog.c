@@ -1,114 +1,12 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * Per-packet cost of the steering program under BPF_PROG_TEST_RUN, always
- * beside a floor program (returns XDP_REDIRECT, nothing else) timed the same
- * way in the same run. Reported: ns/packet, ns above the floor, and the
- * ratio to the floor.
- *
- * Two timing methods, never mixed within a comparison:
- *  - repeat: one packet run `repeat` times in the kernel. Fine here because
- *    queue steering never rewrites the packet. With the flow table on, every
- *    run after the first is an established flow.
- *  - loop: repeat=1 runs over many distinct packets, so each is a new flow
- *    (a flow-table miss, the decision, and the pin). The per-run figure is
- *    the kernel's own timing of one run, which carries fixed timer overhead:
- *    that is why the floor is timed the same way.
+ * Per-packet cost of the steering program under BPF_PROG_TEST_RUN, by
+ * algorithm and pool size, always beside the floor program timed the same
+ * way in the same run (prog_timing.h: methods and helpers). The flow
+ * table's own hit and miss costs are in bench_flows.c.
  */
-#include <linux/bpf.h>
 #include <time.h>
-#include "prog_env.h"
-#include "pkt.h"
-
-#define REPEAT 2000000
-#define LOOP_FLOWS 200000
-#define ROUNDS 5
-
-static const __u64 seed[2] = { 0x452821e638d01377ULL, 0xbe5466cf34e90c6cULL };
-static int floor_fd;
-
-static void flow_pkt(struct pkt *p, __u32 i)
-{
-	char src[32];
-
-	snprintf(src, sizeof(src), "10.%u.%u.%u", (i >> 16) & 0xff, (i >> 8) & 0xff, i & 0xff);
-	pkt_eth(p, ETH_P_IP);
-	pkt_ipv4(p, src, "192.0.2.1", IPPROTO_UDP, 0);
-	pkt_ports(p, IPPROTO_UDP, (__u16)(1024 + i % 60000), 53);
-	pkt_payload(p, 18);
-	pkt_finish(p);
-}
-
-/* Median of ROUNDS in-kernel timings of @repeat runs of @pkt, in ns per run. */
-static double time_repeat(int prog_fd, const struct pkt *p)
-{
-	double t[ROUNDS], tmp;
-	int r, i, j;
-
-	for (r = 0; r < ROUNDS; r++) {
-		unsigned char out[2048];
-		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = p->buf, .data_size_in = p->len,
-			    .data_out = out, .data_size_out = sizeof(out), .repeat = REPEAT);
-
-		if (bpf_prog_test_run_opts(prog_fd, &o))
-			return -1;
-		t[r] = o.duration;
-	}
-	for (i = 0; i < ROUNDS; i++)
-		for (j = i + 1; j < ROUNDS; j++)
-			if (t[j] < t[i]) {
-				tmp = t[i];
-				t[i] = t[j];
-				t[j] = tmp;
-			}
-	return t[ROUNDS / 2];
-}
-
-/* Mean in-kernel timing of one run each over @n distinct flows starting at @first. */
-static double time_loop(int prog_fd, __u32 first, __u32 n)
-{
-	double sum = 0;
-	__u32 i;
-
-	for (i = 0; i < n; i++) {
-		unsigned char out[2048];
-		struct pkt p;
-
-		flow_pkt(&p, first + i);
-		{
-			LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = p.buf, .data_size_in = p.len,
-				    .data_out = out, .data_size_out = sizeof(out), .repeat = 1);
-
-			if (bpf_prog_test_run_opts(prog_fd, &o))
-				return -1;
-			sum += o.duration;
-		}
-	}
-	return sum / n;
-}
-
-static void row(const char *what, double ns, double floor_ns)
-{
-	printf("  %-44s %8.1f ns %+8.1f ns  x%.2f\n", what, ns, ns - floor_ns, ns / floor_ns);
-}
-
-/* A pool of @n buckets over the environment's two real targets. */
-static int spread_pool(struct prog_env *e, __u8 algo, __u8 hand, __u32 n)
-{
-	__u32 *b, i, t0, t1;
-
-	if (prog_env_targets(e, algo, hand, 2, seed))
-		return -1;
-	t0 = e->pool.bucket[0];
-	t1 = e->pool.bucket[1];
-	b = realloc(e->pool.bucket, n * sizeof(*b));
-	if (!b)
-		return -1;
-	for (i = 0; i < n; i++)
-		b[i] = i & 1 ? t1 : t0;
-	e->pool.bucket = b;
-	e->pool.hdr.n_buckets = n;
-	return xs_pool_publish(&e->h, XS_POOL_QUEUES, &e->pool);
-}
+#include "prog_timing.h"
 
 static void bench_repeat(void)
 {
@@ -169,7 +67,7 @@ static void bench_loop(void)
 	double floor_ns;
 	unsigned int i;
 
-	floor_ns = time_loop(floor_fd, 0, LOOP_FLOWS);
+	floor_ns = time_loop(floor_fd, 0, LOOP_FLOWS, LOOP_FLOWS);
 	printf("\nloop method (repeat=1 over %d distinct flows, kernel-timed):\n", LOOP_FLOWS);
 	printf("  %-44s %8.1f ns\n", "floor (return XDP_REDIRECT)", floor_ns);
 	for (i = 0; i < XS_ARRAY_SIZE(cases); i++) {
@@ -184,11 +82,11 @@ static void bench_loop(void)
 		snprintf(what, sizeof(what), "%s N=%u%s, new flow (miss + pin)",
 			 cases[i].algo == XS_ALGO_JUMP ? "jump" : "shuffle", cases[i].n,
 			 cases[i].algo == XS_ALGO_JUMP ? "" : " H=4");
-		row(what, time_loop(e.prog_fd, 0, LOOP_FLOWS), floor_ns);
+		row(what, time_loop(e.prog_fd, 0, LOOP_FLOWS, LOOP_FLOWS), floor_ns);
 		snprintf(what, sizeof(what), "%s N=%u%s, established (same flows again)",
 			 cases[i].algo == XS_ALGO_JUMP ? "jump" : "shuffle", cases[i].n,
 			 cases[i].algo == XS_ALGO_JUMP ? "" : " H=4");
-		row(what, time_loop(e.prog_fd, 0, LOOP_FLOWS), floor_ns);
+		row(what, time_loop(e.prog_fd, 0, LOOP_FLOWS, LOOP_FLOWS), floor_ns);
 		prog_env_close(&e);
 	}
 }
@@ -260,7 +158,7 @@ static void bench_flood(void)
 		const char *name;
 		__u32 rate;
 	} cases[] = { { "--pin-rate 1000", 1000 }, { "no pin limit", 0 } };
-	double floor_ns = time_loop(floor_fd, 0, 64 * 500);
+	double floor_ns = time_loop(floor_fd, 0, 64 * 500, 64);
 	unsigned int i;
 
 	printf("\nestablished flows under a flood (loop method, 64 flows x 500, floor %.1f ns):\n",
@@ -268,44 +166,31 @@ static void bench_flood(void)
 	for (i = 0; i < XS_ARRAY_SIZE(cases); i++) {
 		struct prog_env e;
 		double before, after;
-		__u32 j;
 
 		if (prog_env_open_limited(&e, 65536, XDP_PASS, cases[i].rate, 64) ||
 		    spread_pool(&e, XS_ALGO_JUMP, 0, 64)) {
 			printf("cannot load the XDP program\n");
 			exit(1);
 		}
-		time_loop(e.prog_fd, 0, 64);	   /* pin the 64 flows */
-		before = 0;
-		for (j = 0; j < 500; j++)
-			before += time_loop(e.prog_fd, 0, 64);
-		time_loop(e.prog_fd, 1000000, 100000); /* the flood */
-		after = 0;
-		for (j = 0; j < 500; j++)
-			after += time_loop(e.prog_fd, 0, 64);
+		time_loop(e.prog_fd, 0, 64, 64);		 /* pin the 64 flows */
+		before = time_loop(e.prog_fd, 0, 64 * 500, 64);
+		time_loop(e.prog_fd, 1000000, 100000, 100000); /* the flood */
+		after = time_loop(e.prog_fd, 0, 64 * 500, 64);
 		printf("  %-16s before %7.1f ns (%+6.1f), after the flood %7.1f ns (%+6.1f)\n",
-		       cases[i].name, before / 500, before / 500 - floor_ns, after / 500,
-		       after / 500 - floor_ns);
+		       cases[i].name, before, before - floor_ns, after, after - floor_ns);
 		prog_env_close(&e);
 	}
 }
 
 int main(int argc, char **argv)
 {
-	const char *floor_path = argc > 1 ? argv[1] : "build/bench/floor.bpf.o";
-	struct bpf_object *obj = bpf_object__open_file(floor_path, NULL);
-
-	if (!obj || bpf_object__load(obj)) {
-		fprintf(stderr, "cannot load the floor program %s\n", floor_path);
-		return 1;
-	}
-	floor_fd = bpf_program__fd(bpf_object__find_program_by_name(obj, "xs_floor_redirect"));
+	floor_load(argc > 1 ? argv[1] : "build/bench/floor.bpf.o");
 	printf("xdpsteer per-packet cost (BPF_PROG_TEST_RUN, JIT on, 1 CPU):\n");
 	printf("  %-44s %11s %11s  %s\n", "case", "per packet", "above floor", "ratio to floor");
 	bench_repeat();
 	bench_loop();
 	bench_flood();
 	bench_lookup();
-	bpf_object__close(obj);
+	bpf_object__close(floor_obj);
 	return 0;
 }

@@ -29,14 +29,19 @@ struct prog_env {
 /* Idle timeouts for the next prog_env_open*() (as attach's --*-timeout); NULL: defaults. */
 static const struct xs_timeouts *prog_env_timeouts;
 
-/*
- * Load the object. @flow_entries 0 disables the flow table, as
- * --flow-table-size 0 does; @pin_rate and @pin_burst are --pin-rate's
- * settings (0: no limit).
- */
-static inline int prog_env_open_limited(struct prog_env *e, __u32 flow_entries,
-					__u32 unparsed_verdict, __u32 pin_rate, __u32 pin_burst)
+/* What the object is loaded with: the settings attach takes. */
+struct prog_env_cfg {
+	__u32 flow_entries;	/* 0 disables the flow table, as --flow-table-size 0 */
+	__u32 unparsed_verdict;
+	__u32 pin_rate, pin_burst; /* --pin-rate's settings (0: no limit) */
+	__u32 cache_slots;	/* flow-cache slots used per CPU, a power of two
+				 * <= XS_FLOW_CACHE_SLOTS; 0: all. 1 makes every
+				 * flow collide, so established flows miss it. */
+};
+
+static inline int prog_env_open_cfg(struct prog_env *e, const struct prog_env_cfg *cfg)
 {
+	__u32 flow_entries = cfg->flow_entries, pin_burst = cfg->pin_burst;
 	int nr_cpus = libbpf_num_possible_cpus();
 
 	memset(e, 0, sizeof(*e));
@@ -46,14 +51,16 @@ static inline int prog_env_open_limited(struct prog_env *e, __u32 flow_entries,
 		return -errno;
 	}
 	e->skel->rodata->cfg_nr_cpus = nr_cpus;
-	e->skel->rodata->cfg_unparsed_verdict = unparsed_verdict;
+	e->skel->rodata->cfg_unparsed_verdict = cfg->unparsed_verdict;
 	e->skel->rodata->cfg_flow_table = flow_entries > 0;
-	e->skel->rodata->cfg_pin_rate = pin_rate;
+	e->skel->rodata->cfg_pin_rate = cfg->pin_rate;
 	e->skel->rodata->cfg_pin_burst = pin_burst ? pin_burst : 1;
 	if (prog_env_timeouts) {
 		e->skel->rodata->cfg_timeouts = *prog_env_timeouts;
 		e->skel->rodata->cfg_clock_period_ns = xs_clock_period_ns(prog_env_timeouts);
 	}
+	if (cfg->cache_slots)
+		e->skel->rodata->cfg_cache_mask = cfg->cache_slots - 1;
 	bpf_map__set_max_entries(e->skel->maps.xs_flows, flow_entries ? flow_entries : 1);
 	bpf_map__set_max_entries(e->skel->maps.xs_cpumap, nr_cpus);
 	if (xdpsteer__load(e->skel)) {
@@ -85,6 +92,22 @@ static inline int prog_env_open_limited(struct prog_env *e, __u32 flow_entries,
 	e->h.tx_ports_fd = bpf_map__fd(e->skel->maps.xs_tx_ports);
 	e->h.service_by_id_fd = bpf_map__fd(e->skel->maps.xs_service_by_id);
 	return 0;
+}
+
+/*
+ * Load the object. @flow_entries 0 disables the flow table, as
+ * --flow-table-size 0 does; @pin_rate and @pin_burst are --pin-rate's
+ * settings (0: no limit).
+ */
+static inline int prog_env_open_limited(struct prog_env *e, __u32 flow_entries,
+					__u32 unparsed_verdict, __u32 pin_rate, __u32 pin_burst)
+{
+	struct prog_env_cfg cfg = { .flow_entries = flow_entries,
+				    .unparsed_verdict = unparsed_verdict,
+				    .pin_rate = pin_rate,
+				    .pin_burst = pin_burst };
+
+	return prog_env_open_cfg(e, &cfg);
 }
 
 static inline int prog_env_open(struct prog_env *e, __u32 flow_entries, __u32 unparsed_verdict)
