@@ -124,8 +124,9 @@ static __always_inline int xs_nexthop(struct xdp_md *ctx, const struct xs_target
 	if (!c)
 		return BPF_FIB_LKUP_RET_NOT_FWDED;
 	*nh = c;
-	/* A hot packet (a flow-cache hit) skips even the clock: the flow's every
-	 * 64th packet takes the slow path and checks the entry's age for it. */
+	/* A hot packet (a flow-cache hit) does not check the entry's age: its
+	 * flow leaves the cache for the slow path at least every refresh
+	 * interval (cfg_timeouts.refresh, at most 1 s), which checks it. */
 	if (hot && c->uid == be->uid && c->expires)
 		return BPF_FIB_LKUP_RET_SUCCESS;
 	now = bpf_ktime_get_coarse_ns();
