@@ -139,6 +139,73 @@ TEST(shuffle_removal_is_minimal)
 }
 
 /* Displaced flows spread over the live targets evenly, not onto k's neighbours. */
+/* The live targets of @d's hand, as a bit per bucket of a pool of @n (n <= 128). */
+static void hand_targets(const struct xs_pool *p, const struct xs_decision *d, __u64 set[2])
+{
+	__u32 i, b;
+
+	set[0] = set[1] = 0;
+	for (i = 0; i < d->hand.n_cards; i++) {
+		b = d->hand.card[i];
+		if (p->bucket[b] != XS_NO_TARGET)
+			set[b / 64] |= 1ULL << (b % 64);
+	}
+}
+
+/* Share of hands whose live targets differ between pools @a and @b. */
+static double hands_changed(const struct xs_pool *a, const struct xs_pool *b)
+{
+	struct xs_decision da, db;
+	struct xs_flow_key k;
+	__u64 sa[2], sb[2];
+	__u32 i, changed = 0;
+
+	for (i = 0; i < KEYS; i++) {
+		key_of(i, &k);
+		if (xs_decide(a, NULL, &k, &da) || xs_decide(b, NULL, &k, &db))
+			return -1;
+		hand_targets(a, &da, sa);
+		hand_targets(b, &db, sb);
+		changed += sa[0] != sb[0] || sa[1] != sb[1];
+	}
+	return (double)changed / KEYS;
+}
+
+/*
+ * Removing or draining a target takes its bucket out of the pool (a hole),
+ * so exactly the hands that hold it change: H/N of them. Re-adding restores
+ * every hand. Growth (N -> N+1) is in test_shuffle.
+ */
+TEST(shuffle_hands_change_only_where_the_card_left)
+{
+	static const __u32 ns[] = { 10, 100 };
+	static const __u8 hs[] = { 2, 4, 8 };
+	struct xs_pool orig, cur;
+	double share, ideal, sigma;
+	__u32 a, b;
+
+	for (a = 0; a < XS_ARRAY_SIZE(ns); a++) {
+		for (b = 0; b < XS_ARRAY_SIZE(hs); b++) {
+			__u32 n = ns[a], k = n / 2;
+
+			make_pool(&orig, XS_ALGO_SHUFFLE, hs[b], n);
+			make_pool(&cur, XS_ALGO_SHUFFLE, hs[b], n);
+			cur.bucket[k] = XS_NO_TARGET;
+			share = hands_changed(&orig, &cur);
+			ideal = (double)hs[b] / n;
+			sigma = sqrt(ideal * (1 - ideal) / KEYS);
+			printf("  shuffle N=%-4u H=%u remove or drain one: %.3f%% of hands changed "
+			       "(ideal H/N = %.3f%%)\n", n, hs[b], 100 * share, 100 * ideal);
+			ASSERT_RANGE(share, ideal - 6 * sigma, ideal + 6 * sigma,
+				     "hands changed vs H/N");
+			cur.bucket[k] = 1000 + k;
+			ASSERT_EQ(hands_changed(&orig, &cur) * KEYS, 0, "hands not restored on re-add");
+			free(orig.bucket);
+			free(cur.bucket);
+		}
+	}
+}
+
 TEST(displaced_flows_spread_evenly)
 {
 	__u32 n = 10, k = 5, i, *before = calloc(KEYS, 4), *after = calloc(KEYS, 4);
@@ -192,6 +259,7 @@ int main(void)
 {
 	RUN(jump_removal_is_minimal);
 	RUN(shuffle_removal_is_minimal);
+	RUN(shuffle_hands_change_only_where_the_card_left);
 	RUN(displaced_flows_spread_evenly);
 	RUN(all_holes);
 	return test_summary("test_holes");
