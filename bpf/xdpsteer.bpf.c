@@ -560,6 +560,22 @@ xs_cache_hit(const struct xs_parsed *p, struct xs_flow_cache_entry *c,
 	return c;
 }
 
+/*
+ * xs_self, read once per packet and only when needed (a queue flow found in
+ * the flow cache needs no pool): *base is the pool generation this packet
+ * uses throughout, so it sees the old topology or the new one, never both.
+ */
+static __always_inline const struct xs_self *xs_self_once(const struct xs_self *self, __u32 *base)
+{
+	__u32 zero = 0;
+
+	if (self)
+		return self;
+	self = bpf_map_lookup_elem(&xs_self, &zero);
+	*base = self ? self->pool_base : 0;
+	return self;
+}
+
 SEC("xdp")
 int xdpsteer_xdp(struct xdp_md *ctx)
 {
@@ -567,14 +583,11 @@ int xdpsteer_xdp(struct xdp_md *ctx)
 	const struct xs_service *svc = NULL;
 	struct xs_parsed p = {};
 	const struct xs_target *t;
-	const struct xs_self *self;
+	const struct xs_self *self = NULL;
 	struct xs_flow_pin pin;
-	__u32 zero = 0, why, pool_id = XS_POOL_QUEUES, base, slot;
+	__u32 why, pool_id = XS_POOL_QUEUES, base = 0, slot;
 	int r;
 
-	/* One read of the generation: this packet sees the old topology or the new one. */
-	self = bpf_map_lookup_elem(&xs_self, &zero);
-	base = self ? self->pool_base : 0;
 	r = xs_parse_global(ctx, &p);
 	if (r != XS_PARSE_OK) {
 		xs_count(r);
@@ -596,6 +609,7 @@ int xdpsteer_xdp(struct xdp_md *ctx)
 			if (hit->pool == XS_POOL_QUEUES)
 				goto queue;
 			pool_id = hit->pool;
+			self = xs_self_once(self, &base);
 			slot = base + pool_id;
 			svc = bpf_map_lookup_elem(&xs_service_by_id, &slot);
 			if (svc && svc->id == pool_id)
@@ -606,6 +620,7 @@ int xdpsteer_xdp(struct xdp_md *ctx)
 		}
 	}
 
+	self = xs_self_once(self, &base);
 	if (self && self->n_services) {
 		svc = xs_find_service(ctx, &p, base, &r);
 		if (r >= 0)
