@@ -386,7 +386,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("build %s: XS_MAX_BACKENDS %u, XS_MAX_BUCKETS %u, config files up to %u bytes\n",
-	       argv[1], XS_MAX_BACKENDS, XS_MAX_BUCKETS, XS_CFG_MAX_SIZE);
+	       argv[1], (unsigned int)XS_MAX_BACKENDS, (unsigned int)XS_MAX_BUCKETS,
+	       (unsigned int)XS_CFG_MAX_SIZE);
 	printf("  %-7s %6s %-18s %6s %9s %7s %8s %7s %8s %7s %6s %7s %7s %4s %8s %7s\n", "build",
 	       "N", "change", "tgts", "total ms", "parse", "plan", "reads", "writes", "(mim)",
 	       "neigh", "wcalls", "welems", "mim", "ms/tgt", "x base");
@@ -395,7 +396,7 @@ int main(int argc, char **argv)
 
 		if (!n || n > XS_MAX_BACKENDS) {
 			fprintf(stderr, "bench_apply: N=%s: want 1..%u in this build\n", argv[a],
-				XS_MAX_BACKENDS);
+				(unsigned int)XS_MAX_BACKENDS);
 			return 1;
 		}
 		if (bench_n(argv[1], n))

@@ -74,7 +74,7 @@ static void count_read(double ns)
 int __real_bpf_map_update_elem(int fd, const void *key, const void *value, __u64 flags);
 int __wrap_bpf_map_update_elem(int fd, const void *key, const void *value, __u64 flags)
 {
-	int rc;
+	int rc = 0; /* set by TIMED(); initialised for cppcheck */
 	double ns = TIMED(rc, __real_bpf_map_update_elem(fd, key, value, flags));
 
 	count_write(fd, 1, ns);
@@ -84,7 +84,7 @@ int __wrap_bpf_map_update_elem(int fd, const void *key, const void *value, __u64
 int __real_bpf_map_delete_elem(int fd, const void *key);
 int __wrap_bpf_map_delete_elem(int fd, const void *key)
 {
-	int rc;
+	int rc = 0; /* set by TIMED(); initialised for cppcheck */
 	double ns = TIMED(rc, __real_bpf_map_delete_elem(fd, key));
 
 	count_write(fd, 1, ns);
@@ -97,7 +97,7 @@ int __wrap_bpf_map_update_batch(int fd, const void *keys, const void *values, __
 				const struct bpf_map_batch_opts *opts)
 {
 	__u32 asked = *count;
-	int rc;
+	int rc = 0; /* set by TIMED(); initialised for cppcheck */
 	double ns = TIMED(rc, __real_bpf_map_update_batch(fd, keys, values, count, opts));
 
 	/* On success *count is what was written; on failure, as far as it got. */
@@ -111,7 +111,7 @@ int __wrap_bpf_map_delete_batch(int fd, const void *keys, __u32 *count,
 				const struct bpf_map_batch_opts *opts)
 {
 	__u32 asked = *count;
-	int rc;
+	int rc = 0; /* set by TIMED(); initialised for cppcheck */
 	double ns = TIMED(rc, __real_bpf_map_delete_batch(fd, keys, count, opts));
 
 	count_write(fd, rc ? *count : asked, ns);
@@ -121,7 +121,7 @@ int __wrap_bpf_map_delete_batch(int fd, const void *keys, __u32 *count,
 int __real_bpf_map_freeze(int fd);
 int __wrap_bpf_map_freeze(int fd)
 {
-	int rc;
+	int rc = 0; /* set by TIMED(); initialised for cppcheck */
 	double ns = TIMED(rc, __real_bpf_map_freeze(fd));
 
 	count_write(fd, 0, ns);
@@ -133,7 +133,7 @@ int __real_bpf_map_create(enum bpf_map_type type, const char *name, __u32 key_si
 int __wrap_bpf_map_create(enum bpf_map_type type, const char *name, __u32 key_size,
 			  __u32 value_size, __u32 max_entries, const struct bpf_map_create_opts *opts)
 {
-	int fd;
+	int fd = -1; /* set by TIMED() */
 	double ns = TIMED(fd, __real_bpf_map_create(type, name, key_size, value_size,
 						     max_entries, opts));
 
@@ -150,7 +150,7 @@ int __wrap_bpf_map_create(enum bpf_map_type type, const char *name, __u32 key_si
 int __real_bpf_obj_pin(int fd, const char *path);
 int __wrap_bpf_obj_pin(int fd, const char *path)
 {
-	int rc;
+	int rc = 0; /* set by TIMED(); initialised for cppcheck */
 	double ns = TIMED(rc, __real_bpf_obj_pin(fd, path));
 
 	if (counting) {
@@ -164,7 +164,7 @@ int __wrap_bpf_obj_pin(int fd, const char *path)
 int __real_bpf_map_lookup_elem(int fd, const void *key, void *value);
 int __wrap_bpf_map_lookup_elem(int fd, const void *key, void *value)
 {
-	int rc;
+	int rc = 0; /* set by TIMED(); initialised for cppcheck */
 
 	count_read(TIMED(rc, __real_bpf_map_lookup_elem(fd, key, value)));
 	return rc;
@@ -175,7 +175,7 @@ int __real_bpf_map_lookup_batch(int fd, void *in_batch, void *out_batch, void *k
 int __wrap_bpf_map_lookup_batch(int fd, void *in_batch, void *out_batch, void *keys,
 				void *values, __u32 *count, const struct bpf_map_batch_opts *opts)
 {
-	int rc;
+	int rc = 0; /* set by TIMED(); initialised for cppcheck */
 
 	count_read(TIMED(rc, __real_bpf_map_lookup_batch(fd, in_batch, out_batch, keys, values,
 							  count, opts)));
@@ -185,7 +185,7 @@ int __wrap_bpf_map_lookup_batch(int fd, void *in_batch, void *out_batch, void *k
 int __real_bpf_map_get_next_key(int fd, const void *key, void *next_key);
 int __wrap_bpf_map_get_next_key(int fd, const void *key, void *next_key)
 {
-	int rc;
+	int rc = 0; /* set by TIMED(); initialised for cppcheck */
 
 	count_read(TIMED(rc, __real_bpf_map_get_next_key(fd, key, next_key)));
 	return rc;
@@ -194,7 +194,7 @@ int __wrap_bpf_map_get_next_key(int fd, const void *key, void *next_key)
 int __real_bpf_map_get_fd_by_id(__u32 id);
 int __wrap_bpf_map_get_fd_by_id(__u32 id)
 {
-	int rc;
+	int rc = 0; /* set by TIMED(); initialised for cppcheck */
 
 	count_read(TIMED(rc, __real_bpf_map_get_fd_by_id(id)));
 	return rc;
@@ -203,7 +203,7 @@ int __wrap_bpf_map_get_fd_by_id(__u32 id)
 int __real_bpf_obj_get_info_by_fd(int fd, void *info, __u32 *len);
 int __wrap_bpf_obj_get_info_by_fd(int fd, void *info, __u32 *len)
 {
-	int rc;
+	int rc = 0; /* set by TIMED(); initialised for cppcheck */
 
 	count_read(TIMED(rc, __real_bpf_obj_get_info_by_fd(fd, info, len)));
 	return rc;
@@ -212,7 +212,7 @@ int __wrap_bpf_obj_get_info_by_fd(int fd, void *info, __u32 *len)
 int __real_bpf_btf_get_fd_by_id(__u32 id);
 int __wrap_bpf_btf_get_fd_by_id(__u32 id)
 {
-	int rc;
+	int rc = 0; /* set by TIMED(); initialised for cppcheck */
 
 	count_read(TIMED(rc, __real_bpf_btf_get_fd_by_id(id)));
 	return rc;
@@ -221,7 +221,7 @@ int __wrap_bpf_btf_get_fd_by_id(__u32 id)
 struct btf *__real_btf__load_from_kernel_by_id(__u32 id);
 struct btf *__wrap_btf__load_from_kernel_by_id(__u32 id)
 {
-	struct btf *b;
+	struct btf *b = NULL; /* set by TIMED() */
 
 	count_read(TIMED(b, __real_btf__load_from_kernel_by_id(id)));
 	return b;
@@ -235,7 +235,7 @@ struct btf *__wrap_btf__load_from_kernel_by_id(__u32 id)
 int __real_xs_neigh_manage(const __be32 addr[4], int family, bool add);
 int __wrap_xs_neigh_manage(const __be32 addr[4], int family, bool add)
 {
-	int rc;
+	int rc = 0; /* set by TIMED(); initialised for cppcheck */
 	double ns = TIMED(rc, __real_xs_neigh_manage(addr, family, add));
 
 	if (counting) {
