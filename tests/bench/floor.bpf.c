@@ -21,4 +21,15 @@ int xs_floor_tx(struct xdp_md *ctx)
 	return XDP_TX;
 }
 
+/*
+ * Not a floor: the peer of the veth that live-frame runs transmit on. veth
+ * delivers XDP_TX'd frames only to a peer that runs XDP; dropping them there
+ * returns their pages to the run's page pool at once.
+ */
+SEC("xdp")
+int xs_peer_drop(struct xdp_md *ctx)
+{
+	return XDP_DROP;
+}
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
