@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "log.h"
 #include "service.h"
+#include "txn.h"
 
 int xs_parse_service(const char *s, struct xs_service_key *key)
 {
@@ -213,11 +214,19 @@ int xs_vip_ref(const struct xs_handle *h, const struct xs_service_key *key, int 
 	return bpf_map_update_elem(h->vips_fd, &vk, &v, BPF_ANY) ? -errno : 0;
 }
 
+/*
+ * Is pool id @id live? Only the live generation tells: the other one holds
+ * whatever the last transaction left there. On a read error, say yes: an id
+ * never given out twice matters more than one left unused.
+ */
 bool xs_pool_in_use(const struct xs_handle *h, __u32 id)
 {
-	__u32 inner;
+	__u32 inner, base, slot;
 
-	return !bpf_map_lookup_elem(h->pools_fd, &id, &inner);
+	if (xs_pool_base(h, &base))
+		return true;
+	slot = base + id;
+	return !bpf_map_lookup_elem(h->pools_fd, &slot, &inner);
 }
 
 /* Target id of backend @addr of service @svc_id, or XS_NO_TARGET. */

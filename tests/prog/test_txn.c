@@ -132,7 +132,7 @@ static void backend(__u32 id, __u32 svc, const char *addr)
 
 static void pool_of(struct xs_pool *p, __u32 target)
 {
-	static __u32 buckets[4][1];
+	static __u32 buckets[8][1];
 	static int n;
 
 	memset(p, 0, sizeof(*p));
@@ -239,8 +239,62 @@ TEST(one_step_switch_across_pools)
 	prog_env_close(&env);
 }
 
+/*
+ * Pool ids are free or taken in the live generation only. Services added and
+ * removed one transaction at a time, each taking the first free id, must
+ * never share an id (the inactive generation lags one transaction behind and
+ * must not be read for this).
+ */
+TEST(ids_follow_the_live_generation)
+{
+	struct xs_service_key key;
+	bool live[16] = { false };
+	struct xs_pool pool;
+	char spec[40];
+	__u32 step, id, reused = 0;
+
+	if (!ASSERT_EQ(prog_env_open(&env, 0, XDP_PASS), 0, "load") ||
+	    !ASSERT_EQ(prog_env_targets(&env, XS_ALGO_JUMP, 4, 0, seed), 0, "queue pool"))
+		goto out;
+	pool_of(&pool, XS_BACKEND_BASE);
+	for (step = 0; step < 40; step++) {
+		struct xs_service svc = { .encap = XS_ENCAP_IPIP };
+		struct xs_txn *t = xs_txn_begin(&env.h);
+		bool add = step % 3 != 2;
+
+		for (id = 1; id < 16 && xs_pool_in_use(&env.h, id); id++)
+			;
+		for (__u32 i = 1; i < 16; i++)
+			ASSERT_EQ(xs_pool_in_use(&env.h, i), live[i], "in use iff live");
+		if (!add) {
+			/* Remove the lowest live one, so its id comes back. */
+			for (id = 1; id < 16 && !live[id]; id++)
+				;
+		}
+		if (!ASSERT_TRUE(t && id < 16, "step %u: no id", step))
+			break;
+		snprintf(spec, sizeof(spec), "10.98.0.%u:80/tcp", id);
+		xs_parse_service(spec, &key);
+		svc.id = id;
+		if (add) {
+			reused += !live[id] && id < step;
+			ASSERT_EQ(xs_txn_pool(t, id, &pool) || xs_txn_service(t, &key, &svc), 0,
+				  "stage add");
+		} else {
+			ASSERT_EQ(xs_txn_service_del(t, &key, id), 0, "stage removal");
+		}
+		if (!ASSERT_EQ(xs_txn_commit(t), 0, "commit"))
+			break;
+		live[id] = add;
+	}
+	ASSERT_TRUE(reused > 0, "no id was ever given out again after a removal");
+out:
+	prog_env_close(&env);
+}
+
 int main(void)
 {
 	RUN(one_step_switch_across_pools);
+	RUN(ids_follow_the_live_generation);
 	return test_summary("prog_txn");
 }
