@@ -32,6 +32,7 @@ import subprocess
 import sys
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lb_traffic  # noqa: E402  (the probes' client)
 
@@ -78,13 +79,17 @@ class ServicePlan:
     def __init__(self, a, rnd):
         self.a, self.rnd = a, rnd
         self.stable, self.churn = a.stable.split(","), a.churn.split(",")
-        self.state = {b: {"weight": 1, "drain": False} for b in self.stable}
-        self.final = {}
-        for item in a.final.split(","):
+        self.state, self.final = self.parse(a.start), self.parse(a.final)
+        if not all(b in self.state and b in self.final for b in self.stable):
+            die("--start and --final must hold every --stable backend")
+
+    @staticmethod
+    def parse(spec):
+        out = {}
+        for item in spec.split(","):
             b, _, w = item.partition("=")
-            self.final[b] = {"weight": int(w), "drain": False}
-        if not all(b in self.final for b in self.stable):
-            die("--final must keep every --stable backend")
+            out[b] = {"weight": int(w), "drain": False}
+        return out
 
     def lines(self, st):
         out = [f"service {self.a.svc}"]
@@ -389,6 +394,7 @@ def main():
     s.add_argument("--port", type=int, required=True)
     s.add_argument("--stable", required=True, help="backends never removed (A,B,...)")
     s.add_argument("--churn", required=True, help="backends that come and go")
+    s.add_argument("--start", required=True, help="the running state: IP=WEIGHT,...")
     s.add_argument("--final", required=True, help="last state: IP=WEIGHT,...")
     s.add_argument("--src", required=True, help="probes' source address")
     s.add_argument("--probe-ports", required=True)

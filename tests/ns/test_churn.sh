@@ -3,7 +3,7 @@
 #
 # Churn under load (issue 4): hundreds of topology changes applied with
 # `xdpsteer apply -f` while real traffic flows, and nothing established may
-# notice. Needs root; about 80 s; V=1 for detail.
+# notice. Needs root; about 65 s; V=1 for detail.
 #
 #   tests/ns/test_churn.sh [TEST...]     (default: all, in order)
 #
@@ -187,16 +187,19 @@ removal_windows_busy() {
 # ---- 1. TCP: 500 long-lived connections through >= 200 applies ----------------
 
 t_tcp_churn() {
-	local i stable_ips final_ips churn_ips
+	local i stable_ips start_ips final_ips churn_ips start_lines
 	T=$XS_TMP/tcp
 	stable_ips=$(for i in "${STABLE[@]}"; do be4 "$i"; done | paste -sd,)
 	churn_ips=$(for i in "${BES[@]}"; do [[ " ${STABLE[*]} " == *" $i "* ]] || be4 "$i"; done | paste -sd,)
-	# The last apply: fixed weights (sum 9), one churn backend absent.
+	# Backends 1 and 2 when the long-lived connections open; the last apply:
+	# fixed weights (sum 9), one churn backend absent.
+	start_ips="$(be4 1)=1,$(be4 2)=1"
 	final_ips="$(be4 1)=2,$(be4 2)=1,$(be4 3)=3,$(be4 4)=1,$(be4 6)=2"
 
 	attach_in "$NS_LB" "$IF_LB" --seed "$SEED_TCP" --flow-table-size "$FLOW_TABLE" \
 		--pin-rate 50000 >/dev/null
-	lb apply "$IF_LB" -f "$(conf_file start "service $SVC" "backend $SVC $(be4 1)" "backend $SVC $(be4 2)")" >/dev/null
+	mapfile -t start_lines < <(tr , '\n' <<<"$start_ips" | sed "s|^\(.*\)=\(.*\)|backend $SVC \1 weight \2|")
+	lb apply "$IF_LB" -f "$(conf_file start "service $SVC" "${start_lines[@]}")" >/dev/null
 	lb stats "$IF_LB" --json >"$T.base.json"
 	servers
 
@@ -226,7 +229,7 @@ t_tcp_churn() {
 		--pin-dir "$PIN_ROOT/$IF_LB" --changes "$N_CHANGES" --min-seconds "$MIN_SECONDS" \
 		--seed "$SEED_TCP" --dir "$T.conf" --out "$T.drive.json" \
 		service --svc "$SVC" --vip "$VIP" --port "$PORT" --stable "$stable_ips" --churn "$churn_ips" \
-		--final "$final_ips" --src "$CL4" --probe-ports 40000-40999
+		--start "$start_ips" --final "$final_ips" --src "$CL4" --probe-ports 40000-40999
 	touch "$T.stop"
 	wait "$BG_HOLD" || fail "churn_hold.py failed"
 	wait "$BG_RAW" || fail "churn_rawflows.py failed"
