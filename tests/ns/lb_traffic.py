@@ -5,8 +5,8 @@
 serve    (in a backend namespace) a threaded TCP echo server on VIP:PORT for one
          or more VIPs. A request is a 4-byte big-endian length N and N bytes. The
          reply is one line "XS-LB <backend-id> <peer-ip> <peer-port> <N>\\n" and
-         then the N bytes echoed back. The server then waits for the client to
-         close (the client resets, so no side keeps a TIME_WAIT socket and the
+         then the N bytes echoed back; then the next request, until the client
+         closes (the client resets, so no side keeps a TIME_WAIT socket and the
          same source ports can be used again at once).
 connect  (in the client namespace) one TCP connection per source port, each bound
          to SRC:SPORT, each sending 1-4 KB of pseudo-random bytes derived from
@@ -103,15 +103,20 @@ def recv_line(s, limit=256):
 def handle(conn, peer, ident, stats, lock):
     try:
         conn.settimeout(15)
-        n = struct.unpack("!I", recv_exact(conn, 4))[0]
-        if n > 1 << 20:
-            raise ValueError(f"request of {n} bytes")
-        data = recv_exact(conn, n)
-        head = b"%s %s %s %d %d\n" % (MAGIC, ident.encode(), norm(peer[0]).encode(), peer[1], n)
-        conn.sendall(head + data)
-        # Wait for the client to close (it resets): the client closes first.
-        while conn.recv(4096):
-            pass
+        # Request after request until the client closes (it resets: the
+        # client closes first). The churn test keeps connections open for a
+        # minute and sends a request every second or so.
+        while True:
+            first = conn.recv(4)
+            if not first:
+                break
+            n = struct.unpack("!I", first + recv_exact(conn, 4 - len(first)))[0]
+            if n > 1 << 20:
+                raise ValueError(f"request of {n} bytes")
+            data = recv_exact(conn, n)
+            head = b"%s %s %s %d %d\n" % (MAGIC, ident.encode(), norm(peer[0]).encode(),
+                                           peer[1], n)
+            conn.sendall(head + data)
         with lock:
             stats["served"] += 1
     except (OSError, EOFError, ValueError) as e:
