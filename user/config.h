@@ -12,7 +12,10 @@
 #include "index.h"
 #include "service.h"
 
+/* Overridable at build time (-DXS_CFG_MAX_SIZE=...), as the bench's big build does. */
+#ifndef XS_CFG_MAX_SIZE
 #define XS_CFG_MAX_SIZE (1024 * 1024)
+#endif
 
 struct xs_cfg_target {
 	struct xs_target t; /* kind, cpu or ifindex, qsize */

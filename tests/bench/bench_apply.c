@@ -22,9 +22,7 @@
  * Usage: bench_apply LABEL N... (N ascending: the smallest N's "add one" is
  * the baseline of the ratios).
  */
-#ifndef _GNU_SOURCE /* the Makefile defines it: see the bench_apply rule */
-#define _GNU_SOURCE
-#endif
+#define _GNU_SOURCE /* unshare */
 #include <fcntl.h>
 #include <sched.h>
 #include <time.h>
