@@ -19,14 +19,19 @@
  */
 #define XS_MAX_CPUS 128
 #define XS_MAX_DEVS 256
+/* Overridable at build time (-DXS_MAX_BACKENDS=65536), as the bench's big build does. */
+#ifndef XS_MAX_BACKENDS
 #define XS_MAX_BACKENDS 8192
+#endif
 #define XS_DEV_BASE XS_MAX_CPUS
 #define XS_BACKEND_BASE (XS_DEV_BASE + XS_MAX_DEVS)
 #define XS_MAX_TARGETS (XS_BACKEND_BASE + XS_MAX_BACKENDS)
 #define XS_NO_TARGET 0xffffffffu
 
-/* Buckets of one pool: jump and shuffle choose a bucket in [0, n_buckets). */
+/* Buckets of one pool: jump and shuffle choose a bucket in [0, n_buckets). Overridable. */
+#ifndef XS_MAX_BUCKETS
 #define XS_MAX_BUCKETS 65536
+#endif
 #define XS_MAX_SERVICES 1024
 #define XS_MAX_POOLS (1 + XS_MAX_SERVICES)
 #define XS_POOL_QUEUES 0     /* pool of queue targets; service s uses pool s */

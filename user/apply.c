@@ -15,8 +15,10 @@
 #include "apply.h"
 #include "cli.h"
 #include "decide.h"
+#include "index.h"
 #include "log.h"
 #include "neigh.h"
+#include "pool_edit.h"
 #include "target.h"
 #include "txn.h"
 
@@ -29,6 +31,15 @@ struct xs_plan_pool {
 	int line;		/* of its service (or settings) in the file */
 };
 
+/*
+ * Items grouped by a small key (a counting sort), each group in the items'
+ * order: group g is item[start[g]] .. item[start[g + 1] - 1].
+ */
+struct xs_groups {
+	__u32 *start, *item;
+	__u32 n_groups;
+};
+
 struct xs_plan {
 	const struct xs_handle *h;
 	const struct xs_config *c;
@@ -39,7 +50,27 @@ struct xs_plan {
 	size_t len;
 	__u32 n;
 	int changes;
+	/*
+	 * What keeps the plan linear in the number of backends: each pool is
+	 * edited through an index of its buckets, each service visits only its
+	 * own backends (running and in the file), a file backend learns its
+	 * running id while its service's running backends are walked, and new
+	 * backends take ids from a cursor.
+	 */
+	struct xs_pool_edit edit;
+	struct xs_groups running;	/* running backend ids by service id */
+	struct xs_groups in_file;	/* indexes into c->be by index into c->svc */
+	__u32 *file_id;			/* per c->be: its running target id, or XS_NO_TARGET */
+	__u32 free_backend;		/* no backend id below it is free */
+	struct xs_index addr_users;	/* address -> backends in next with it */
 };
+
+static void xs_groups_free(struct xs_groups *g)
+{
+	free(g->start);
+	free(g->item);
+	memset(g, 0, sizeof(*g));
+}
 
 static void xs_plan_free(struct xs_plan *pl)
 {
@@ -55,6 +86,47 @@ static void xs_plan_free(struct xs_plan *pl)
 	free(pl->text);
 	free(pl->all);
 	free(pl->next);
+	xs_edit_free(&pl->edit);
+	xs_groups_free(&pl->running);
+	xs_groups_free(&pl->in_file);
+	free(pl->file_id);
+	xs_index_free(&pl->addr_users);
+}
+
+/* Group items 0..n-1 by key[item] (XS_NO_TARGET, or n_groups and above: in no group). */
+static int xs_groups_build(struct xs_groups *g, __u32 n_groups, const __u32 *key, __u32 n)
+{
+	__u32 i, *fill;
+
+	g->n_groups = n_groups;
+	g->start = calloc(n_groups + 1, sizeof(*g->start));
+	g->item = calloc(n ? n : 1, sizeof(*g->item));
+	fill = calloc(n_groups + 1, sizeof(*fill));
+	if (!g->start || !g->item || !fill) {
+		free(fill);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		if (key[i] < n_groups)
+			g->start[key[i] + 1]++;
+	for (i = 0; i < n_groups; i++)
+		g->start[i + 1] += g->start[i];
+	memcpy(fill, g->start, (n_groups + 1) * sizeof(*fill));
+	for (i = 0; i < n; i++)
+		if (key[i] < n_groups)
+			g->item[fill[key[i]]++] = i;
+	free(fill);
+	return 0;
+}
+
+/* Items of group @k: *first, and the count. */
+static __u32 xs_group(const struct xs_groups *g, __u32 k, const __u32 **first)
+{
+	*first = g->item;
+	if (k >= g->n_groups)
+		return 0;
+	*first = g->item + g->start[k];
+	return g->start[k + 1] - g->start[k];
 }
 
 static void xs_plan_say(struct xs_plan *pl, const char *fmt, ...)
@@ -90,52 +162,12 @@ static bool xs_pool_same(const struct xs_pool *a, const struct xs_pool *b)
 	       !memcmp(a->bucket, b->bucket, a->hdr.n_buckets * sizeof(*a->bucket));
 }
 
-/* Room for @more buckets beyond n_buckets. */
-static int xs_pool_room(struct xs_pool *p, __u32 more)
+static void xs_target_first_bucket(const struct xs_pool_edit *e, struct xs_target *t, __u32 id)
 {
-	__u32 *grown = realloc(p->bucket, (p->hdr.n_buckets + more + 1) * sizeof(*grown));
+	__u32 b = xs_edit_first(e, id);
 
-	if (!grown)
-		return -ENOMEM;
-	p->bucket = grown;
-	return 0;
-}
-
-/* Give target @id @n more buckets: its old bucket first, then holes, then new ones. */
-static int xs_pool_grow(struct xs_pool *p, struct xs_target *t, __u32 id, __u32 n)
-{
-	__u32 b;
-
-	if (xs_pool_room(p, n))
-		return -ENOMEM;
-	while (n--) {
-		b = xs_pool_pick_bucket(p, t);
-		if (b == p->hdr.n_buckets)
-			p->hdr.n_buckets++;
-		p->bucket[b] = id;
-	}
-	return 0;
-}
-
-/* Take @n buckets from target @id, highest first (a trailing run can shrink). */
-static void xs_pool_shrink(struct xs_pool *p, __u32 id, __u32 n)
-{
-	__u32 b;
-
-	for (b = p->hdr.n_buckets; n && b-- > 0;) {
-		if (p->bucket[b] == id) {
-			xs_pool_remove(p, b);
-			n--;
-		}
-	}
-}
-
-static void xs_target_first_bucket(const struct xs_pool *p, struct xs_target *t, __u32 id)
-{
-	int b = xs_pool_find(p, id);
-
-	if (b >= 0)
-		t->bucket = (__u32)b;
+	if (b != XS_NO_TARGET)
+		t->bucket = b;
 }
 
 static const char *xs_algo_name(__u8 algo)
@@ -217,11 +249,11 @@ static bool xs_cfg_has_target(const struct xs_config *c, const struct xs_target 
 }
 
 /*
- * Apply a desired drain state and weight to existing target @id in pool @p:
- * drain empties its buckets, undrain refills them, a weight change adds or
- * takes buckets. @want is the descriptor the file asks for.
+ * Apply a desired drain state and weight to existing target @id in the pool
+ * @e edits: drain empties its buckets, undrain refills them, a weight change
+ * adds or takes buckets. @cur is its descriptor, changed to match.
  */
-static int xs_plan_existing(struct xs_pool *p, struct xs_target *cur, __u32 id, bool drain,
+static int xs_plan_existing(struct xs_pool_edit *e, struct xs_target *cur, __u32 id, bool drain,
 			    __u16 weight)
 {
 	bool was = cur->flags & XS_TARGET_F_DRAIN;
@@ -229,28 +261,28 @@ static int xs_plan_existing(struct xs_pool *p, struct xs_target *cur, __u32 id, 
 	int err = 0;
 
 	if (drain && !was) {
-		xs_pool_drain(p, cur, id, true);
+		xs_edit_drain(e, cur, id, true);
 		cur->flags |= XS_TARGET_F_DRAIN;
 	} else if (!drain && was) {
 		cur->weight = weight;
-		err = xs_pool_drain(p, cur, id, false);
+		err = xs_edit_drain(e, cur, id, false);
 		cur->flags &= ~XS_TARGET_F_DRAIN;
-		xs_target_first_bucket(p, cur, id);
+		xs_target_first_bucket(e, cur, id);
 		return err < 0 ? err : 0;
 	}
 	cur->weight = weight;
 	if (!drain && wn > wo)
-		err = xs_pool_grow(p, cur, id, wn - wo);
+		err = xs_edit_grow(e, cur, id, wn - wo);
 	else if (!drain && wn < wo)
-		xs_pool_shrink(p, id, wo - wn);
+		xs_edit_shrink(e, id, wo - wn);
 	if (!drain)
-		xs_target_first_bucket(p, cur, id);
+		xs_target_first_bucket(e, cur, id);
 	return err;
 }
 
-static int xs_plan_queue(struct xs_plan *pl)
+static int xs_plan_queue_targets(struct xs_plan *pl)
 {
-	struct xs_pool *p = &pl->p[0].new;
+	struct xs_pool_edit *e = &pl->edit;
 	const struct xs_config *c = pl->c;
 	struct xs_target *all = pl->all, *next = pl->next;
 	char name[64];
@@ -263,7 +295,7 @@ static int xs_plan_queue(struct xs_plan *pl)
 
 		if (!(all[id].flags & XS_TARGET_F_ACTIVE) || xs_cfg_has_target(c, &all[id]))
 			continue;
-		xs_pool_shrink(p, id, ~0U);
+		xs_edit_shrink(e, id, ~0U);
 		none.kind = all[id].kind;
 		none.ifindex = all[id].ifindex;
 		none.bucket = all[id].bucket;
@@ -292,7 +324,7 @@ static int xs_plan_queue(struct xs_plan *pl)
 			if (exists) {
 				bool was = all[id].flags & XS_TARGET_F_DRAIN;
 
-				err = xs_plan_existing(p, &next[id], id, ct->drain, 0);
+				err = xs_plan_existing(e, &next[id], id, ct->drain, 0);
 				if (err)
 					return err;
 				if (was != ct->drain)
@@ -309,10 +341,10 @@ static int xs_plan_queue(struct xs_plan *pl)
 			t.flags = XS_TARGET_F_ACTIVE | (ct->drain ? XS_TARGET_F_DRAIN : 0);
 			t.uid = xs_new_uid();
 			if (!ct->drain) {
-				err = xs_pool_grow(p, &all[id], id, 1);
+				err = xs_edit_grow(e, &all[id], id, 1);
 				if (err)
 					return err;
-				xs_target_first_bucket(p, &t, id);
+				xs_target_first_bucket(e, &t, id);
 			}
 			next[id] = t;
 			xs_plan_say(pl, "+ target %s%s", name, ct->drain ? " (drained)" : "");
@@ -321,15 +353,13 @@ static int xs_plan_queue(struct xs_plan *pl)
 	return 0;
 }
 
-static bool xs_cfg_has_backend(const struct xs_config *c, __u32 svc, const struct xs_target *t)
+static int xs_plan_queue(struct xs_plan *pl)
 {
-	__u32 i;
+	int err = xs_edit_begin(&pl->edit, &pl->p[0].new);
 
-	for (i = 0; i < c->n_be; i++)
-		if (c->be[i].service == svc &&
-		    !memcmp(c->be[i].t.addr, t->addr, sizeof(t->addr)))
-			return true;
-	return false;
+	err = err ?: xs_plan_queue_targets(pl);
+	xs_edit_end(&pl->edit);
+	return err;
 }
 
 static bool xs_svc_same(const struct xs_service *a, const struct xs_service *b)
@@ -338,40 +368,79 @@ static bool xs_svc_same(const struct xs_service *a, const struct xs_service *b)
 	       !memcmp(a->src6, b->src6, sizeof(a->src6)) && a->src6_bits == b->src6_bits;
 }
 
-/* Backends of service pool @pp (file index @s, or -1 when the service goes). */
-static int xs_plan_backends(struct xs_plan *pl, struct xs_plan_pool *pp, int s)
+/*
+ * The running backends of pool @pp (in id order) that the file drops go; the
+ * ones it keeps tell their file entry their id (the lowest, as
+ * xs_backend_find would answer).
+ */
+static void xs_plan_backends_gone(struct xs_plan *pl, struct xs_plan_pool *pp, int s,
+				  const char *svc)
 {
 	const struct xs_config *c = pl->c;
 	struct xs_target *all = pl->all, *next = pl->next;
-	char svc[80], addr[INET6_ADDRSTRLEN];
-	__u32 i, id;
-	int err;
+	char addr[INET6_ADDRSTRLEN];
+	const __u32 *ids;
+	__u32 k, n, id;
+	int i;
 
-	xs_format_service(&pp->key, svc, sizeof(svc));
-	for (id = XS_BACKEND_BASE; pp->had && id < XS_MAX_TARGETS; id++) {
-		if (all[id].kind != XS_TARGET_BACKEND || all[id].service != pp->id)
+	n = pp->had ? xs_group(&pl->running, pp->id, &ids) : 0;
+	for (k = 0; k < n; k++) {
+		id = XS_BACKEND_BASE + ids[k];
+		i = s >= 0 ? xs_cfg_find_backend(c, (__u32)s, all[id].addr) : -1;
+		if (i >= 0) {
+			if (pl->file_id[i] == XS_NO_TARGET)
+				pl->file_id[i] = id;
 			continue;
-		if (s >= 0 && xs_cfg_has_backend(c, (__u32)s, &all[id]))
-			continue;
-		xs_pool_shrink(&pp->new, id, ~0U);
+		}
+		xs_edit_shrink(&pl->edit, id, ~0U);
 		memset(&next[id], 0, sizeof(next[id]));
 		if (s >= 0) {
 			xs_format_addr(all[id].addr, addr, sizeof(addr));
 			xs_plan_say(pl, "- backend %s %s", svc, addr);
 		}
 	}
-	for (i = 0; s >= 0 && i < c->n_be; i++) {
-		const struct xs_cfg_backend *cb = &c->be[i];
+}
+
+/*
+ * A free backend id, as a walk from the first would find it. Ids are only
+ * ever taken during a plan (a removed backend keeps its id until the pool
+ * without it is live), so the walk resumes where the last one stopped.
+ */
+static __u32 xs_plan_free_backend(struct xs_plan *pl)
+{
+	const struct xs_target *all = pl->all, *next = pl->next;
+	__u32 id;
+
+	for (id = pl->free_backend; id < XS_MAX_TARGETS; id++)
+		if (!all[id].kind && !next[id].kind)
+			break;
+	pl->free_backend = id;
+	return id < XS_MAX_TARGETS ? id : XS_NO_TARGET;
+}
+
+/* Backends of service pool @pp (file index @s, or -1 when the service goes). */
+static int xs_plan_pool_backends(struct xs_plan *pl, struct xs_plan_pool *pp, int s)
+{
+	const struct xs_config *c = pl->c;
+	struct xs_target *all = pl->all, *next = pl->next;
+	char svc[80], addr[INET6_ADDRSTRLEN];
+	const __u32 *in_file;
+	__u32 k, n, id;
+	int err;
+
+	xs_format_service(&pp->key, svc, sizeof(svc));
+	xs_plan_backends_gone(pl, pp, s, svc);
+	n = s >= 0 ? xs_group(&pl->in_file, (__u32)s, &in_file) : 0;
+	for (k = 0; k < n; k++) {
+		const struct xs_cfg_backend *cb = &c->be[in_file[k]];
 		struct xs_target t = cb->t;
 
-		if (cb->service != (__u32)s)
-			continue;
 		xs_format_addr(t.addr, addr, sizeof(addr));
-		id = pp->had ? xs_backend_find(all, pp->id, t.addr) : XS_NO_TARGET;
+		id = pl->file_id[in_file[k]];
 		if (id != XS_NO_TARGET) {
 			bool was = all[id].flags & XS_TARGET_F_DRAIN;
 
-			err = xs_plan_existing(&pp->new, &next[id], id, cb->drain, t.weight);
+			err = xs_plan_existing(&pl->edit, &next[id], id, cb->drain, t.weight);
 			if (err)
 				return err;
 			if (was != cb->drain)
@@ -382,10 +451,8 @@ static int xs_plan_backends(struct xs_plan *pl, struct xs_plan_pool *pp, int s)
 					    all[id].weight, t.weight);
 			continue;
 		}
-		for (id = XS_BACKEND_BASE; id < XS_MAX_TARGETS; id++)
-			if (!all[id].kind && !next[id].kind)
-				break;
-		if (id >= XS_MAX_TARGETS) {
+		id = xs_plan_free_backend(pl);
+		if (id == XS_NO_TARGET) {
 			xs_cfg_err(c, cb->line, "backend %s: all %u backends are in use", addr,
 				   XS_MAX_BACKENDS);
 			return -ENOSPC;
@@ -395,16 +462,25 @@ static int xs_plan_backends(struct xs_plan *pl, struct xs_plan_pool *pp, int s)
 		t.flags = XS_TARGET_F_ACTIVE | (cb->drain ? XS_TARGET_F_DRAIN : 0);
 		t.bucket = XS_NO_TARGET;
 		if (!cb->drain) {
-			err = xs_pool_grow(&pp->new, &t, id, t.weight);
+			err = xs_edit_grow(&pl->edit, &t, id, t.weight);
 			if (err)
 				return err;
-			xs_target_first_bucket(&pp->new, &t, id);
+			xs_target_first_bucket(&pl->edit, &t, id);
 		}
 		next[id] = t;
 		xs_plan_say(pl, "+ backend %s %s weight %u%s", svc, addr, t.weight,
 			    cb->drain ? " (drained)" : "");
 	}
 	return 0;
+}
+
+static int xs_plan_backends(struct xs_plan *pl, struct xs_plan_pool *pp, int s)
+{
+	int err = xs_edit_begin(&pl->edit, &pp->new);
+
+	err = err ?: xs_plan_pool_backends(pl, pp, s);
+	xs_edit_end(&pl->edit);
+	return err;
 }
 
 static int xs_plan_services(struct xs_plan *pl, const struct xs_service_entry *sv, __u32 nsv)
@@ -587,6 +663,42 @@ static void xs_plan_moves(struct xs_plan *pl)
 	}
 }
 
+/* Backends in next per address: whether a removed backend's address is still someone's. */
+static int xs_addr_users_build(struct xs_plan *pl)
+{
+	__u32 id, n;
+	int err = xs_index_init(&pl->addr_users, sizeof(pl->next[0].addr));
+
+	for (id = XS_BACKEND_BASE; !err && id < XS_MAX_TARGETS; id++) {
+		if (pl->next[id].kind != XS_TARGET_BACKEND)
+			continue;
+		n = xs_index_get(&pl->addr_users, pl->next[id].addr);
+		err = xs_index_set(&pl->addr_users, pl->next[id].addr,
+				   n == XS_INDEX_NONE ? 1 : n + 1);
+	}
+	return err;
+}
+
+/* xs_backend_addr_used(next, @id, @addr): does a backend other than @id have @addr? */
+static int xs_addr_used(struct xs_plan *pl, __u32 id, const __be32 *addr, bool *used)
+{
+	const struct xs_target *self = &pl->next[id];
+	__u32 n;
+
+	if (!pl->addr_users.cap) {
+		int err = xs_addr_users_build(pl);
+
+		if (err)
+			return err;
+	}
+	n = xs_index_get(&pl->addr_users, addr);
+	if (n != XS_INDEX_NONE && self->kind == XS_TARGET_BACKEND &&
+	    !memcmp(self->addr, addr, sizeof(self->addr)))
+		n--;
+	*used = n != XS_INDEX_NONE && n > 0;
+	return 0;
+}
+
 /* Is target @id's change one that must wait until the pools no longer name it? */
 static bool xs_write_after(const struct xs_target *was, const struct xs_target *will)
 {
@@ -600,6 +712,7 @@ static int xs_apply_targets(struct xs_plan *pl, bool after)
 {
 	const struct xs_handle *h = pl->h;
 	struct xs_target *all = pl->all, *next = pl->next;
+	bool used;
 	__u32 id;
 	int err;
 
@@ -623,11 +736,16 @@ static int xs_apply_targets(struct xs_plan *pl, bool after)
 			return err;
 		if (after && (all[id].flags & XS_TARGET_F_ACTIVE) &&
 		    !(next[id].flags & XS_TARGET_F_ACTIVE)) {
-			if (id < XS_BACKEND_BASE)
+			if (id < XS_BACKEND_BASE) {
 				xs_redirect_clear(h, id, &all[id]);
-			else if (!xs_backend_addr_used(next, id, all[id].addr))
-				xs_neigh_manage(all[id].addr, all[id].family == 4 ? AF_INET : AF_INET6,
-						false);
+			} else {
+				err = xs_addr_used(pl, id, all[id].addr, &used);
+				if (err)
+					return err;
+				if (!used)
+					xs_neigh_manage(all[id].addr,
+							all[id].family == 4 ? AF_INET : AF_INET6, false);
+			}
 		}
 		if (!after && id >= XS_BACKEND_BASE && !(all[id].flags & XS_TARGET_F_ACTIVE))
 			xs_neigh_manage(next[id].addr, next[id].family == 4 ? AF_INET : AF_INET6,
@@ -685,6 +803,35 @@ static void xs_apply_targets_undo(struct xs_plan *pl)
 	}
 }
 
+/* The indexes that keep the plan linear (struct xs_plan), from the running targets and the file. */
+static int xs_plan_index(struct xs_plan *pl)
+{
+	const struct xs_config *c = pl->c;
+	__u32 i, n = XS_MAX_TARGETS - XS_BACKEND_BASE, *key;
+	int err;
+
+	key = calloc(n > c->n_be ? n : c->n_be + 1, sizeof(*key));
+	pl->file_id = malloc((c->n_be + 1) * sizeof(*pl->file_id));
+	if (!key || !pl->file_id) {
+		free(key);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		const struct xs_target *t = &pl->all[XS_BACKEND_BASE + i];
+
+		key[i] = t->kind == XS_TARGET_BACKEND ? t->service : XS_NO_TARGET;
+	}
+	err = xs_groups_build(&pl->running, XS_MAX_POOLS, key, n);
+	for (i = 0; i < c->n_be; i++) {
+		key[i] = c->be[i].service;
+		pl->file_id[i] = XS_NO_TARGET;
+	}
+	err = err ?: xs_groups_build(&pl->in_file, c->n_svc, key, c->n_be);
+	free(key);
+	pl->free_backend = XS_BACKEND_BASE;
+	return err ?: xs_edit_init(&pl->edit);
+}
+
 static int xs_plan_build(struct xs_plan *pl)
 {
 	struct xs_service_entry *sv = NULL;
@@ -696,7 +843,8 @@ static int xs_plan_build(struct xs_plan *pl)
 	pl->p = calloc(1 + XS_MAX_SERVICES + pl->c->n_svc, sizeof(*pl->p));
 	if (!pl->all || !pl->next || !pl->p)
 		return -ENOMEM;
-	err = xs_targets_read(pl->h, pl->all) ?: xs_services_list(pl->h, &sv, &nsv);
+	err = xs_targets_read(pl->h, pl->all) ?: xs_services_list(pl->h, &sv, &nsv) ?:
+	      xs_plan_index(pl);
 	if (err)
 		goto out;
 	memcpy(pl->next, pl->all, XS_MAX_TARGETS * sizeof(*pl->all));

@@ -40,6 +40,31 @@ void xs_config_free(struct xs_config *c)
 	c->tgt = NULL;
 	c->svc = NULL;
 	c->be = NULL;
+	xs_index_free(&c->svc_by_key);
+	xs_index_free(&c->be_by_addr);
+}
+
+/* Key of be_by_addr: a backend is one address of one service. */
+struct xs_cfg_be_key {
+	__u32 service;
+	__be32 addr[4];
+};
+
+static void xs_cfg_be_key(struct xs_cfg_be_key *k, __u32 svc, const __be32 *addr)
+{
+	memset(k, 0, sizeof(*k));
+	k->service = svc;
+	memcpy(k->addr, addr, sizeof(k->addr));
+}
+
+int xs_cfg_find_backend(const struct xs_config *c, __u32 svc, const __be32 *addr)
+{
+	struct xs_cfg_be_key k;
+	__u32 i;
+
+	xs_cfg_be_key(&k, svc, addr);
+	i = xs_index_get(&c->be_by_addr, &k);
+	return i == XS_INDEX_NONE ? -1 : (int)i;
 }
 
 /* Run one of the CLI's value parsers; on failure report its message at @line. */
@@ -212,12 +237,11 @@ static int xs_cfg_service(struct xs_config *c, int line, char **tok, int ntok)
 						 cs->svc.src6, &cs->svc.src6_bits)))
 		return -EINVAL;
 	xs_format_service(&cs->key, name, sizeof(name));
-	for (i = 0; i < c->n_svc; i++) {
-		if (!memcmp(&c->svc[i].key, &cs->key, sizeof(cs->key))) {
-			xs_cfg_err(c, line, "service %s is already declared at line %d", name,
-				   c->svc[i].line);
-			return -EINVAL;
-		}
+	i = xs_index_get(&c->svc_by_key, &cs->key);
+	if (i != XS_INDEX_NONE) {
+		xs_cfg_err(c, line, "service %s is already declared at line %d", name,
+			   c->svc[i].line);
+		return -EINVAL;
 	}
 	if (xs_addr_is_local(cs->key.vip)) {
 		xs_cfg_err(c, line, "service %s: the VIP is an address of this host; a VIP must "
@@ -228,6 +252,10 @@ static int xs_cfg_service(struct xs_config *c, int line, char **tok, int ntok)
 		xs_cfg_err(c, line, "service %s: more than %u services", name, XS_MAX_SERVICES);
 		return -EINVAL;
 	}
+	if (xs_index_set(&c->svc_by_key, &cs->key, c->n_svc)) {
+		xs_cfg_err(c, line, "service %s: out of memory", name);
+		return -ENOMEM;
+	}
 	c->n_svc++;
 	return 0;
 }
@@ -237,6 +265,7 @@ static int xs_cfg_backend(struct xs_config *c, int line, char **tok, int ntok)
 	static const char *const keys[] = { "weight", "drain!", NULL };
 	struct xs_cfg_backend *cb = &c->be[c->n_be];
 	struct xs_service_key key;
+	struct xs_cfg_be_key bk;
 	const char *val[3];
 	__u32 i, w = 1;
 	char name[80];
@@ -257,10 +286,8 @@ static int xs_cfg_backend(struct xs_config *c, int line, char **tok, int ntok)
 	cb->t.weight = (__u16)w;
 	cb->drain = val[1] != NULL;
 	xs_format_service(&key, name, sizeof(name));
-	for (i = 0; i < c->n_svc; i++)
-		if (!memcmp(&c->svc[i].key, &key, sizeof(key)))
-			break;
-	if (i == c->n_svc) {
+	i = xs_index_get(&c->svc_by_key, &key);
+	if (i == XS_INDEX_NONE) {
 		xs_cfg_err(c, line, "backend %s: service %s is not declared above (add a "
 			   "'service %s' line before its backends)", tok[2], name, name);
 		return -EINVAL;
@@ -272,17 +299,20 @@ static int xs_cfg_backend(struct xs_config *c, int line, char **tok, int ntok)
 			   "IPv6 in IPv6 only; use an IPv6 backend", tok[2], name);
 		return -EINVAL;
 	}
-	for (i = 0; i < c->n_be; i++) {
-		if (c->be[i].service == cb->service &&
-		    !memcmp(c->be[i].t.addr, cb->t.addr, sizeof(cb->t.addr))) {
-			xs_cfg_err(c, line, "backend %s of %s is already declared at line %d",
-				   tok[2], name, c->be[i].line);
-			return -EINVAL;
-		}
+	xs_cfg_be_key(&bk, cb->service, cb->t.addr);
+	i = xs_index_get(&c->be_by_addr, &bk);
+	if (i != XS_INDEX_NONE) {
+		xs_cfg_err(c, line, "backend %s of %s is already declared at line %d", tok[2],
+			   name, c->be[i].line);
+		return -EINVAL;
 	}
 	if (c->n_be >= XS_MAX_BACKENDS) {
 		xs_cfg_err(c, line, "backend %s: more than %u backends", tok[2], XS_MAX_BACKENDS);
 		return -EINVAL;
+	}
+	if (xs_index_set(&c->be_by_addr, &bk, c->n_be)) {
+		xs_cfg_err(c, line, "backend %s of %s: out of memory", tok[2], name);
+		return -ENOMEM;
 	}
 	c->n_be++;
 	return 0;
@@ -446,9 +476,17 @@ int xs_config_load(const char *file, int nr_cpus, struct xs_config *c)
 	c->hand_size = 4;
 	c->flow_fields = XS_F_DEFAULT_FLOW;
 	c->hand_fields = XS_F_DEFAULT_HAND;
+	if (xs_index_init(&c->svc_by_key, sizeof(struct xs_service_key)) ||
+	    xs_index_init(&c->be_by_addr, sizeof(struct xs_cfg_be_key))) {
+		xs_cfg_err(c, 1, "out of memory");
+		xs_config_free(c);
+		return -ENOMEM;
+	}
 	buf = xs_cfg_read(c, &len);
-	if (!buf)
+	if (!buf) {
+		xs_config_free(c);
 		return -EINVAL;
+	}
 	err = xs_cfg_check_text(c, buf, len);
 	if (err)
 		goto out;

@@ -9,9 +9,13 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include "index.h"
 #include "service.h"
 
+/* Overridable at build time (-DXS_CFG_MAX_SIZE=...), as the bench's big build does. */
+#ifndef XS_CFG_MAX_SIZE
 #define XS_CFG_MAX_SIZE (1024 * 1024)
+#endif
 
 struct xs_cfg_target {
 	struct xs_target t; /* kind, cpu or ifindex, qsize */
@@ -44,6 +48,8 @@ struct xs_config {
 	struct xs_cfg_service *svc;
 	struct xs_cfg_backend *be;
 	__u32 n_tgt, n_svc, n_be;
+	struct xs_index svc_by_key;	/* service key -> index into svc */
+	struct xs_index be_by_addr;	/* (index into svc, address) -> index into be */
 };
 
 /*
@@ -52,6 +58,8 @@ struct xs_config {
  */
 int xs_config_load(const char *file, int nr_cpus, struct xs_config *c);
 void xs_config_free(struct xs_config *c);
+/* Index into c->be of the backend @addr of service @svc (index into c->svc), or -1. */
+int xs_cfg_find_backend(const struct xs_config *c, __u32 svc, const __be32 *addr);
 /* Report an error at @line of @c's file (one line, to stderr). */
 void xs_cfg_err(const struct xs_config *c, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

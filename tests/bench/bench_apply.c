@@ -22,9 +22,7 @@
  * Usage: bench_apply LABEL N... (N ascending: the smallest N's "add one" is
  * the baseline of the ratios).
  */
-#ifndef _GNU_SOURCE /* the Makefile defines it: see the bench_apply rule */
-#define _GNU_SOURCE
-#endif
+#define _GNU_SOURCE /* unshare */
 #include <fcntl.h>
 #include <sched.h>
 #include <time.h>
@@ -49,35 +47,30 @@ enum op { OP_ADD, OP_REMOVE, OP_DRAIN, OP_UNDRAIN, OP_WEIGHT1, OP_WEIGHT2 };
 /*
  * One round: from the service alone to N backends and back, through every
  * change and its undoing. @per_mille of the targets change (0: exactly one).
- * Above LARGE_N an apply takes seconds (parse and plan grow as N^2), so only
- * the steps marked @large run there, once: the one-target changes cost the
- * same as each other, parse and plan dominate.
  */
 struct step {
 	const char *name;
 	enum op op;
 	unsigned int per_mille;
-	bool large;
 };
 
 static const struct step script[] = {
-	{ "add all", OP_ADD, 1000, true },
-	{ "remove one", OP_REMOVE, 0, true },
-	{ "add one", OP_ADD, 0, true },
-	{ "drain one", OP_DRAIN, 0, false },
-	{ "undrain one", OP_UNDRAIN, 0, false },
-	{ "reweight one 1->2", OP_WEIGHT2, 0, true },
-	{ "reweight one 2->1", OP_WEIGHT1, 0, false },
-	{ "remove 10%", OP_REMOVE, 100, false },
-	{ "add 10%", OP_ADD, 100, false },
-	{ "reweight 10% 1->2", OP_WEIGHT2, 100, false },
-	{ "reweight 10% 2->1", OP_WEIGHT1, 100, false },
-	{ "remove all", OP_REMOVE, 1000, true },
+	{ "add all", OP_ADD, 1000 },
+	{ "remove one", OP_REMOVE, 0 },
+	{ "add one", OP_ADD, 0 },
+	{ "drain one", OP_DRAIN, 0 },
+	{ "undrain one", OP_UNDRAIN, 0 },
+	{ "reweight one 1->2", OP_WEIGHT2, 0 },
+	{ "reweight one 2->1", OP_WEIGHT1, 0 },
+	{ "remove 10%", OP_REMOVE, 100 },
+	{ "add 10%", OP_ADD, 100 },
+	{ "reweight 10% 1->2", OP_WEIGHT2, 100 },
+	{ "reweight 10% 2->1", OP_WEIGHT1, 100 },
+	{ "remove all", OP_REMOVE, 1000 },
 };
 
 #define STEPS XS_ARRAY_SIZE(script)
 #define BASE_STEP 2 /* "add one": the baseline of the ratios at the smallest N */
-#define LARGE_N 8192
 
 /* One apply as measured: times in ms, the map calls, the warnings printed. */
 struct sample {
@@ -257,7 +250,8 @@ static void print_row(const char *label, __u32 n, const char *what, __u32 change
 
 static int rounds_for(__u32 n)
 {
-	return n <= 1024 ? MAX_ROUNDS : n <= LARGE_N ? 3 : 1;
+	/* Above 1024 a round costs seconds (a netlink lookup per backend added or removed). */
+	return n <= 1024 ? MAX_ROUNDS : 3;
 }
 
 /* Make the targets @st chooses what it says; returns how many it chose. */
@@ -333,8 +327,6 @@ static int bench_n(const char *label, __u32 n)
 		if (fresh_service(&t))
 			goto out;
 		for (k = 0; k < STEPS; k++) {
-			if (n > LARGE_N && !script[k].large)
-				continue;
 			changed[k] = step_do(&t, &script[k]);
 			if (apply_topo(&t, &s[k * MAX_ROUNDS + r]))
 				goto out;
@@ -349,9 +341,7 @@ static int bench_n(const char *label, __u32 n)
 		       script[BASE_STEP].name, n, base_ms, rounds);
 	}
 	for (k = 0; k < STEPS; k++)
-		if (n <= LARGE_N || script[k].large)
-			print_row(label, n, script[k].name, changed[k], &s[k * MAX_ROUNDS],
-				  rounds);
+		print_row(label, n, script[k].name, changed[k], &s[k * MAX_ROUNDS], rounds);
 	err = 0;
 out:
 	free(t.weight);
