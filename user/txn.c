@@ -172,7 +172,8 @@ struct xs_txn_writes {
 	__u32 n;
 	__u32 *drop;		/* xs_pools slots to empty */
 	__u32 n_drop;
-	struct xs_service *svc;	/* the inactive half of xs_service_by_id, as it must be */
+	struct xs_service *was;	/* both halves of xs_service_by_id, as read */
+	struct xs_service *svc;	/* the same, with the inactive half as it must be */
 };
 
 static void xs_writes_free(struct xs_txn_writes *w)
@@ -184,6 +185,7 @@ static void xs_writes_free(struct xs_txn_writes *w)
 	free(w->keys);
 	free(w->fds);
 	free(w->drop);
+	free(w->was);
 	free(w->svc);
 }
 
@@ -216,12 +218,14 @@ static int xs_txn_gather(struct xs_txn *t, __u32 next, struct xs_txn_writes *w)
 	w->keys = calloc(XS_MAX_POOLS, sizeof(*w->keys));
 	w->fds = calloc(XS_MAX_POOLS, sizeof(*w->fds));
 	w->drop = calloc(XS_MAX_POOLS, sizeof(*w->drop));
+	w->was = calloc(2 * XS_MAX_POOLS, sizeof(*w->was));
 	w->svc = calloc(2 * XS_MAX_POOLS, sizeof(*w->svc));
-	if (!w->keys || !w->fds || !w->drop || !w->svc)
+	if (!w->keys || !w->fds || !w->drop || !w->was || !w->svc)
 		return -ENOMEM;
-	err = xs_read_services(h, w->svc);
+	err = xs_read_services(h, w->was);
 	if (err)
 		return err;
+	memcpy(w->svc, w->was, 2 * XS_MAX_POOLS * sizeof(*w->svc));
 	/* From here w->svc[next + id] is what the inactive half must become. */
 	for (id = 0; id < XS_MAX_POOLS; id++)
 		w->svc[next + id] = w->svc[t->base + id];
@@ -265,16 +269,12 @@ static int xs_txn_gather(struct xs_txn *t, __u32 next, struct xs_txn_writes *w)
 static int xs_txn_write_next(const struct xs_handle *h, __u32 next, struct xs_txn_writes *w)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, bopts);
-	struct xs_service *cur = calloc(2 * XS_MAX_POOLS, sizeof(*cur));
 	__u32 i, slot, count = w->n;
-	int err;
+	int err = 0;
 
-	if (!cur)
-		return -ENOMEM;
-	err = xs_read_services(h, cur);
 	for (i = 0; !err && i < XS_MAX_POOLS; i++) {
 		slot = next + i;
-		if (!memcmp(&cur[slot], &w->svc[slot], sizeof(cur[0])))
+		if (!memcmp(&w->was[slot], &w->svc[slot], sizeof(w->was[0])))
 			continue;
 		if (bpf_map_update_elem(h->service_by_id_fd, &slot, &w->svc[slot], BPF_ANY)) {
 			err = -errno;
@@ -282,7 +282,6 @@ static int xs_txn_write_next(const struct xs_handle *h, __u32 next, struct xs_tx
 				strerror(-err));
 		}
 	}
-	free(cur);
 	if (err)
 		return err;
 	/* One batch, one synchronize_rcu, however many pools. */

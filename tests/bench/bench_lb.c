@@ -214,7 +214,7 @@ int main(int argc, char **argv)
 		lip[r] = live(env.prog_fd, &fp, REPEAT);
 		tx1 = tx_count();
 		if (lfl[r] < 0 || ll2[r] < 0 || lip[r] < 0 || tx1 - tx0 != REPEAT) {
-			fprintf(stderr, "bench_lb: live run invalid: %llu of %u runs encapsulated\n",
+			fprintf(stderr, "bench_lb: live run invalid: %llu of %d runs encapsulated\n",
 				(unsigned long long)(tx1 - tx0), REPEAT);
 			return 1;
 		}
