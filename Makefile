@@ -110,7 +110,7 @@ $(CLI): $(BUILD)/user/main.o $(BUILD)/libxdpsteer.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-$(BUILD)/tests/%: tests/unit/%.c tests/test.h $(HEADERS) $(BUILD)/libxdpsteer.a | $(BUILD)/tests
+$(BUILD)/tests/%: tests/unit/%.c tests/test.h tests/prog/pkt.h $(HEADERS) $(BUILD)/libxdpsteer.a | $(BUILD)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests -Iuser $< $(BUILD)/libxdpsteer.a $(LDFLAGS) $(LDLIBS) -o $@
 

@@ -588,7 +588,10 @@ int xdpsteer_xdp(struct xdp_md *ctx)
 	__u32 why, pool_id = XS_POOL_QUEUES, base = 0, slot;
 	int r;
 
-	r = xs_parse_global(ctx, &p);
+	if (!xs_parse_fast((void *)(long)ctx->data, (void *)(long)ctx->data_end, &p))
+		r = XS_PARSE_OK;
+	else
+		r = xs_parse_global(ctx, &p);
 	if (r != XS_PARSE_OK) {
 		xs_count(r);
 		return cfg_unparsed_verdict;

@@ -321,4 +321,99 @@ XS_INLINE int xs_parse(void *data, void *data_end, struct xs_parsed *p)
 	}
 }
 
+/* Two 32-bit fields adjacent in the key, as one word in memory order. */
+XS_INLINE __u64 xs_key_pair(__be32 lo, __be32 hi)
+{
+	return (__u64)lo | (__u64)hi << 32;
+}
+
+/*
+ * The common case, without the loops and branches of xs_parse(): an
+ * untagged IPv4 packet without options that is not a fragment, or an IPv6
+ * packet without extension headers, carrying TCP or UDP. Returns 0 with @p
+ * filled exactly as xs_parse() fills a zeroed xs_parsed for the same frame
+ * (tests/unit/test_parse_fast.c checks that on every frame it accepts), or
+ * -1 with @p untouched: xs_parse() then handles the frame. The XDP program
+ * calls it first because xs_parse() is a global subprogram there, and the
+ * call and its return cost an established flow about 10 ns of its ~60.
+ */
+XS_INLINE int xs_parse_fast(void *data, void *data_end, struct xs_parsed *p)
+{
+	struct ethhdr *eth = data;
+	__u64 w[XS_FLOW_KEY_WORDS];
+	__u8 *l4, proto, flags = 0;
+	__u32 ports;
+	__u8 tos, family;
+	__u16 ip_len;
+
+	/* The shortest frame accepted: Ethernet, IPv4, UDP. */
+	if (data + sizeof(*eth) + sizeof(struct iphdr) + sizeof(struct udphdr) > data_end)
+		return -1;
+	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
+		struct iphdr *ip = (void *)(eth + 1);
+
+		/* Version 4, IHL 5: no options. */
+		if (*(__u8 *)ip != 0x45 || ip->frag_off & bpf_htons(XS_IP_MF | XS_IP_OFFSET))
+			return -1;
+		ip_len = bpf_ntohs(ip->tot_len);
+		proto = ip->protocol;
+		l4 = (void *)(ip + 1);
+		if (ip_len < sizeof(*ip) || (void *)ip + ip_len > data_end)
+			return -1;
+		if (proto == IPPROTO_TCP) {
+			if ((void *)(l4 + sizeof(struct tcphdr)) > data_end)
+				return -1;
+			flags = l4[13];
+		} else if (proto != IPPROTO_UDP) {
+			return -1;
+		}
+		/* An IPv4 address is keyed IPv4-mapped: ::ffff:a.b.c.d. */
+		w[0] = 0;
+		w[1] = xs_key_pair(bpf_htonl(0xffff), ip->saddr);
+		w[2] = 0;
+		w[3] = xs_key_pair(bpf_htonl(0xffff), ip->daddr);
+		tos = ip->tos;
+		family = 4;
+	} else if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
+		struct ipv6hdr *ip6 = (void *)(eth + 1);
+
+		l4 = (void *)(ip6 + 1);
+		if ((void *)(l4 + sizeof(struct udphdr)) > data_end || ip6->version != 6)
+			return -1;
+		proto = ip6->nexthdr;
+		if ((void *)l4 + bpf_ntohs(ip6->payload_len) > data_end ||
+		    xs_ip6_is_mapped((const __be32 *)&ip6->saddr) ||
+		    xs_ip6_is_mapped((const __be32 *)&ip6->daddr))
+			return -1;
+		if (proto == IPPROTO_TCP) {
+			if ((void *)(l4 + sizeof(struct tcphdr)) > data_end)
+				return -1;
+			flags = l4[13];
+		} else if (proto != IPPROTO_UDP) {
+			return -1;
+		}
+		ip_len = (__u16)(sizeof(*ip6) + bpf_ntohs(ip6->payload_len));
+		__builtin_memcpy(w, &ip6->saddr, 32); /* saddr, then daddr */
+		tos = (ip6->priority << 4) | (ip6->flow_lbl[0] >> 4);
+		family = 6;
+	} else {
+		return -1;
+	}
+	/* TCP and UDP both start with the 16-bit source and dest ports. */
+	__builtin_memcpy(&ports, l4, sizeof(ports));
+	w[4] = ports | (__u64)proto << 32; /* sport, dport, proto; domain 0 */
+	/*
+	 * The key is stored a word at a time: the flow-cache hash reads it back
+	 * as words, and a word read of narrower stores cannot be forwarded from
+	 * the store buffer (a stall of a dozen cycles per word).
+	 */
+	__builtin_memcpy(&p->key, w, sizeof(w));
+	p->family = family;
+	p->tos = tos;
+	p->l3_off = sizeof(*eth);
+	p->ip_len = ip_len;
+	p->tcp_flags = flags;
+	return 0;
+}
+
 #endif /* XS_PARSE_H */
