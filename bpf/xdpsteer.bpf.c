@@ -148,8 +148,12 @@ static __always_inline int xs_pick_global(const struct xs_hand *hand, const __u6
 
 static __always_inline void xs_count(__u32 counter)
 {
-	__u64 *c = bpf_map_lookup_elem(&xs_counters, &counter);
+	__u32 row = xs_cpu_row(XS_C_MAX, counter);
+	__u64 *c;
 
+	if (counter >= XS_C_MAX)
+		return;
+	c = bpf_map_lookup_elem(&xs_counters, &row);
 	if (c)
 		*c += 1;
 }
@@ -282,7 +286,7 @@ static __always_inline struct xs_flow_cache_entry *xs_cache_slot(const struct xs
 	for (i = 0; i < XS_FLOW_KEY_WORDS; i++)
 		h = (h ^ xs_key_word(k, i)) * 0x9e3779b97f4a7c15ULL;
 	h ^= h >> 32;
-	slot = (__u32)h & cfg_cache_mask;
+	slot = xs_cpu_row(XS_FLOW_CACHE_SLOTS, (__u32)h & cfg_cache_mask & (XS_FLOW_CACHE_SLOTS - 1));
 	return bpf_map_lookup_elem(&xs_flow_cache, &slot);
 }
 

@@ -117,10 +117,14 @@ static __always_inline int xs_nexthop(struct xdp_md *ctx, const struct xs_target
 {
 	struct bpf_fib_lookup fib;
 	struct xs_nexthop *c;
+	__u32 row;
 	__u64 now;
 	int rc;
 
-	c = bpf_map_lookup_elem(&xs_nexthops, &id);
+	if (id >= XS_MAX_TARGETS)
+		return BPF_FIB_LKUP_RET_NOT_FWDED;
+	row = xs_cpu_row(XS_MAX_TARGETS, id);
+	c = bpf_map_lookup_elem(&xs_nexthops, &row);
 	if (!c)
 		return BPF_FIB_LKUP_RET_NOT_FWDED;
 	*nh = c;

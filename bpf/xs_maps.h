@@ -45,12 +45,30 @@ struct {
 	__type(value, struct xs_target_stats);
 } xs_target_stats SEC(".maps");
 
+/*
+ * Per-CPU tables written on every packet and read by userspace only as a
+ * sum are plain arrays of one block per CPU, indexed cpu * rows + row
+ * (xs_cpu_row()), not PERCPU_ARRAYs: a PERCPU_ARRAY lookup first loads the
+ * element's per-CPU pointer from a table of its own, one more dependent load
+ * (and, for the flow cache's 8192 random slots, one more cache miss) per
+ * packet. The loader sizes them for the machine's CPUs (xs_size_maps()).
+ * xs_counters: cpu * XS_C_MAX + counter -> packets.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, XS_C_MAX);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XS_C_MAX); /* per CPU */
 	__type(key, __u32);
 	__type(value, __u64);
 } xs_counters SEC(".maps");
+
+/*
+ * Row @row of this CPU's block of @rows in one of these tables. A row past
+ * the block would be another CPU's: callers keep @row < @rows.
+ */
+static __always_inline __u32 xs_cpu_row(__u32 rows, __u32 row)
+{
+	return bpf_get_smp_processor_id() * rows + row;
+}
 
 /*
  * Flow pins. One global LRU rather than per-CPU: if RSS ever delivers one
@@ -64,9 +82,10 @@ struct {
 	__type(value, struct xs_flow_pin);
 } xs_flows SEC(".maps");
 
+/* Per CPU, as xs_counters: by cpu * XS_FLOW_CACHE_SLOTS + slot. */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, XS_FLOW_CACHE_SLOTS);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XS_FLOW_CACHE_SLOTS); /* per CPU */
 	__type(key, __u32);
 	__type(value, struct xs_flow_cache_entry);
 } xs_flow_cache SEC(".maps");
@@ -165,12 +184,14 @@ struct {
 	__type(value, struct xs_service_stats);
 } xs_service_stats SEC(".maps");
 
+/* Per CPU, as xs_flow_cache: by cpu * XS_MAX_TARGETS + target id. */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, XS_MAX_TARGETS);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XS_MAX_TARGETS); /* per CPU */
 	__type(key, __u32);
 	__type(value, struct xs_nexthop);
 } xs_nexthops SEC(".maps");
+
 
 /* Egress interfaces for tunnelled and L2 traffic, keyed by ifindex. */
 struct {

@@ -15,6 +15,7 @@
 #include "clock.h"
 #include "commands.h"
 #include "log.h"
+#include "map_sizes.h"
 #include "state.h"
 #include "xdpsteer.skel.h"
 #include "xs_shuffle.h"
@@ -230,9 +231,9 @@ int xs_cmd_attach(const struct xs_args *a)
 		pr_warn("cannot draw a random flow-cache key: %s\n", strerror(errno));
 		goto fail;
 	}
-	bpf_map__set_max_entries(skel->maps.xs_flows, cfg.flow_entries ? cfg.flow_entries : 1);
-	bpf_map__set_max_entries(skel->maps.xs_cpumap,
-				 nr_cpus < XS_MAX_CPUS ? nr_cpus : XS_MAX_CPUS);
+	err = xs_size_maps(skel, nr_cpus, cfg.flow_entries);
+	if (err)
+		goto fail;
 	err = xs_set_pin_paths(skel, dir);
 	if (err)
 		goto fail;

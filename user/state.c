@@ -580,26 +580,38 @@ __u64 xs_stats_load(__u32 id, const struct xs_target_stats *sum)
 			      sum->closed);
 }
 
+/* xs_counters holds one block of XS_C_MAX counters per CPU: cpu * XS_C_MAX + counter. */
 int xs_counters_read(const struct xs_handle *h, __u64 *sum)
 {
-	__u64 *v = calloc(h->nr_cpus, sizeof(*v));
-	__u32 c;
-	int cpu, err = 0;
+	__u32 n = (__u32)h->nr_cpus * XS_C_MAX, count = n, out_batch, i;
+	__u32 *keys = calloc(n, sizeof(*keys));
+	__u64 *vals = calloc(n, sizeof(*vals));
+	LIBBPF_OPTS(bpf_map_batch_opts, o);
+	int err = 0;
 
-	if (!v)
-		return -ENOMEM;
-	for (c = 0; c < XS_C_MAX; c++) {
-		sum[c] = 0;
-		if (bpf_map_lookup_elem(h->counters_fd, &c, v)) {
-			err = -errno;
-			pr_warn("%s: cannot read xs_counters[%u]: %s\n", h->ifname, c,
-				strerror(-err));
-			break;
-		}
-		for (cpu = 0; cpu < h->nr_cpus; cpu++)
-			sum[c] += v[cpu];
+	memset(sum, 0, XS_C_MAX * sizeof(*sum));
+	if (!keys || !vals) {
+		err = -ENOMEM;
+		goto out;
 	}
-	free(v);
+	/* One call for the whole array; ENOENT only says it reached the end. */
+	if (bpf_map_lookup_batch(h->counters_fd, NULL, &out_batch, keys, vals, &count, &o) &&
+	    errno != ENOENT) {
+		err = -errno;
+		pr_warn("%s: cannot read xs_counters: %s\n", h->ifname, strerror(-err));
+		goto out;
+	}
+	if (count != n) {
+		err = -EIO;
+		pr_warn("%s: xs_counters holds %u entries, expected %u (%d CPUs)\n", h->ifname,
+			count, n, h->nr_cpus);
+		goto out;
+	}
+	for (i = 0; i < count; i++)
+		sum[keys[i] % XS_C_MAX] += vals[i];
+out:
+	free(keys);
+	free(vals);
 	return err;
 }
 

@@ -136,6 +136,99 @@ static __u64 tx_count(void)
 	return xs_counters_read(&env.h, v) ? 0 : v[XS_C_TX];
 }
 
+/* The @q quantile (0..1) of @n values; sorts @v. */
+static double quantile(double *v, int n, double q)
+{
+	double t;
+	int i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			if (v[j] < v[i]) {
+				t = v[i];
+				v[i] = v[j];
+				v[j] = t;
+			}
+	return v[(int)(q * (n - 1) + 0.5)];
+}
+
+/*
+ * Live-frame rounds. This VM's timings drift by tens of ns from one second
+ * to the next, more than the differences measured here, so the programs are
+ * interleaved with the floor: each round times the floor, ipip, l2 and the
+ * floor again, and takes each program's excess over the mean of the round's
+ * two floors. The median over rounds is the figure; the quartiles show the
+ * spread. With @stats, each figure is the program alone (the kernel's
+ * run_time_ns / run_cnt, BPF_STATS_RUN_TIME), without the harness around it.
+ */
+#define LIVE_ROUNDS 21
+#define LIVE_RUNS 200000
+
+struct live_rounds {
+	double floor[LIVE_ROUNDS], ipip[LIVE_ROUNDS], l2[LIVE_ROUNDS];
+};
+
+/* One live run of @prog_fd: mean ns per frame, of the run or (@stats) of the program alone. */
+static double live_one(int prog_fd, const struct pkt *p, int stats)
+{
+	struct bpf_prog_info a = {}, b = {};
+	__u32 la = sizeof(a), lb = sizeof(b);
+	double d;
+
+	if (!stats)
+		return live(prog_fd, p, LIVE_RUNS);
+	if (bpf_obj_get_info_by_fd(prog_fd, &a, &la))
+		return -1;
+	d = live(prog_fd, p, LIVE_RUNS);
+	if (d < 0 || bpf_obj_get_info_by_fd(prog_fd, &b, &lb) || b.run_cnt == a.run_cnt)
+		return -1;
+	return (double)(b.run_time_ns - a.run_time_ns) / (double)(b.run_cnt - a.run_cnt);
+}
+
+static int live_rounds(int floor_fd, const struct pkt *fp, const struct pkt *l2,
+		       struct live_rounds *out, int stats)
+{
+	int r;
+
+	for (r = 0; r < LIVE_ROUNDS; r++) {
+		double f0, f1, ip, l;
+		__u64 tx0, tx1;
+
+		f0 = live_one(floor_fd, fp, stats);
+		tx0 = tx_count();
+		ip = live_one(env.prog_fd, fp, stats);
+		tx1 = tx_count();
+		l = live_one(env.prog_fd, l2, stats);
+		f1 = live_one(floor_fd, fp, stats);
+		/* Every ipip run must have been a full encapsulation, sent. */
+		if (f0 < 0 || f1 < 0 || ip < 0 || l < 0 || tx1 - tx0 != LIVE_RUNS) {
+			fprintf(stderr, "bench_lb: live run invalid: %llu of %d runs encapsulated\n",
+				(unsigned long long)(tx1 - tx0), LIVE_RUNS);
+			return -1;
+		}
+		out->floor[r] = (f0 + f1) / 2;
+		out->ipip[r] = ip - out->floor[r];
+		out->l2[r] = l - out->floor[r];
+	}
+	return 0;
+}
+
+static void live_print(struct live_rounds *lr)
+{
+	double f = quantile(lr->floor, LIVE_ROUNDS, 0.5);
+
+	printf("  %-46s %8.1f ns\n", "floor (return XDP_TX), median", f);
+#define LIVE_ROW(name, v)                                                                  \
+	do {                                                                               \
+		double m = quantile(v, LIVE_ROUNDS, 0.5);                                  \
+		printf("  %-46s %8.1f ns %+8.1f ns  x%.2f  (quartiles %+.1f, %+.1f)\n", name, \
+		       f + m, m, (f + m) / f, quantile(v, LIVE_ROUNDS, 0.25),              \
+		       quantile(v, LIVE_ROUNDS, 0.75));                                    \
+	} while (0)
+	LIVE_ROW("ipip, established flow", lr->ipip);
+	LIVE_ROW("l2 DSR, established flow", lr->l2);
+}
+
 static double median(double *v)
 {
 	double t;
@@ -155,9 +248,9 @@ int main(int argc, char **argv)
 {
 	static const char *const be[] = { "10.20.0.11", "10.20.0.12", "10.20.0.13", "10.20.0.14" };
 	static const char *const fp_be[] = { "10.20.8.0" };
-	double lfl[ROUNDS], lip[ROUNDS], ll2[ROUNDS];
+	static struct live_rounds whole, alone;
+	int stats_fd;
 	struct pkt fp;
-	__u64 tx0, tx1;
 	const char *floor_path = argc > 1 ? argv[1] : "build/bench/floor.bpf.o";
 	double fl[ROUNDS], nw[ROUNDS], est[ROUNDS], l2n[ROUNDS], l2e[ROUNDS], f;
 	double wfl[ROUNDS], wip[ROUNDS], wl2[ROUNDS], rfl[ROUNDS], rl2[ROUNDS];
@@ -207,18 +300,19 @@ int main(int argc, char **argv)
 		client(&one, 7, "10.99.0.2");
 		rfl[r] = repeat(floor_fd, &one);
 		rl2[r] = repeat(env.prog_fd, &one);
-		lfl[r] = live(floor_fd, &fp, REPEAT);
-		ll2[r] = live(env.prog_fd, &one, REPEAT);
-		/* Every one of the runs must have been a full encapsulation. */
-		tx0 = tx_count();
-		lip[r] = live(env.prog_fd, &fp, REPEAT);
-		tx1 = tx_count();
-		if (lfl[r] < 0 || ll2[r] < 0 || lip[r] < 0 || tx1 - tx0 != REPEAT) {
-			fprintf(stderr, "bench_lb: live run invalid: %llu of %d runs encapsulated\n",
-				(unsigned long long)(tx1 - tx0), REPEAT);
-			return 1;
-		}
 	}
+	if (live_rounds(floor_fd, &fp, &one, &whole, 0))
+		return 1;
+	/* Run-time stats cost every program run two clock reads: on only here. */
+	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (stats_fd < 0) {
+		fprintf(stderr, "bench_lb: cannot enable BPF run-time stats: %s\n", strerror(errno));
+		return 1;
+	}
+	r = live_rounds(floor_fd, &fp, &one, &alone, 1);
+	close(stats_fd);
+	if (r)
+		return 1;
 	f = median(fl);
 	printf("service path, repeat=1 loops over %d distinct flows, median of %d rounds:\n", FLOWS,
 	       ROUNDS);
@@ -241,13 +335,14 @@ int main(int argc, char **argv)
 	printf("l2 DSR, repeat=%d of one packet (valid: only MACs change):\n", REPEAT);
 	printf("  %-46s %8.1f ns\n", "floor (return XDP_TX), repeat", f);
 	ROW("l2 DSR, established flow", rl2);
-	f = median(lfl);
-	printf("live frames (BPF_F_TEST_XDP_LIVE_FRAMES, %d runs in batches of 64, each frame\n"
-	       "transmitted; ipip on a packet that is a fixed point of its encapsulation,\n"
-	       "all %d runs counted as encapsulated and sent):\n", REPEAT, REPEAT);
-	printf("  %-46s %8.1f ns\n", "floor (return XDP_TX), live", f);
-	ROW("ipip, established flow", lip);
-	ROW("l2 DSR, established flow", ll2);
+	printf("live frames (BPF_F_TEST_XDP_LIVE_FRAMES, batches of 64, each frame transmitted;\n"
+	       "ipip on a packet that is a fixed point of its encapsulation, every run counted\n"
+	       "as encapsulated and sent); %d interleaved rounds of %d frames, each program\n"
+	       "against the floor timed around it:\n", LIVE_ROUNDS, LIVE_RUNS);
+	live_print(&whole);
+	printf("same rounds, the program alone (kernel run_time_ns / run_cnt; the floor\n"
+	       "carries the two clock reads that these stats add to every run):\n");
+	live_print(&alone);
 	bpf_object__close(obj);
 	return 0;
 }

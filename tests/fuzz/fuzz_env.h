@@ -77,24 +77,10 @@ static inline int fuzz_env_setup(void)
 	return 0;
 }
 
-/* Every counter, summed over CPUs, in one syscall. */
+/* Every counter, summed over CPUs (xs_counters_read() does it in one syscall). */
 static inline int fuzz_counters(__u64 *sum)
 {
-	static __u64 vals[XS_C_MAX * 256];
-	static __u32 keys[XS_C_MAX];
-	__u32 count = XS_C_MAX, out_batch, i;
-	int cpu, nr = env.h.nr_cpus;
-	LIBBPF_OPTS(bpf_map_batch_opts, o);
-
-	if (nr > 256 || (bpf_map_lookup_batch(env.h.counters_fd, NULL, &out_batch, keys, vals,
-					      &count, &o) && errno != ENOENT))
-		return xs_counters_read(&env.h, sum);
-	memset(sum, 0, XS_C_MAX * sizeof(*sum));
-	for (i = 0; i < count; i++)
-		for (cpu = 0; cpu < nr; cpu++)
-			if (keys[i] < XS_C_MAX)
-				sum[keys[i]] += vals[i * nr + cpu];
-	return count == XS_C_MAX ? 0 : -EIO;
+	return xs_counters_read(&env.h, sum);
 }
 
 static inline int fuzz_packets(__u64 *packets)

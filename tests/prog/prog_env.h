@@ -16,6 +16,7 @@
 #include <bpf/libbpf.h>
 #include "clock.h"
 #include "decide.h"
+#include "map_sizes.h"
 #include "state.h"
 #include "xdpsteer.skel.h"
 
@@ -61,9 +62,7 @@ static inline int prog_env_open_cfg(struct prog_env *e, const struct prog_env_cf
 	}
 	if (cfg->cache_slots)
 		e->skel->rodata->cfg_cache_mask = cfg->cache_slots - 1;
-	bpf_map__set_max_entries(e->skel->maps.xs_flows, flow_entries ? flow_entries : 1);
-	bpf_map__set_max_entries(e->skel->maps.xs_cpumap, nr_cpus);
-	if (xdpsteer__load(e->skel)) {
+	if (xs_size_maps(e->skel, nr_cpus, flow_entries) || xdpsteer__load(e->skel)) {
 		fprintf(stderr, "prog_env: cannot load the xdpsteer object: %s\n", strerror(errno));
 		xdpsteer__destroy(e->skel);
 		e->skel = NULL;
