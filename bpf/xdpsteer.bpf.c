@@ -270,12 +270,16 @@ static __always_inline const struct xs_target *xs_live_target(__u32 id, __u32 ui
  * (even a forced one) costs a trip to the LRU, never a wrong target. The LRU
  * stays the authority: the cache only ever holds what the LRU pinned.
  */
+/*
+ * Word @i of a key, from two 32-bit loads: the key is 4-byte aligned, and
+ * clang lowers an 8-byte memcpy from it to eight byte loads, which made the
+ * key compare of every cache hit about 120 instructions.
+ */
 static __always_inline __u64 xs_key_word(const struct xs_flow_key *k, __u32 i)
 {
-	__u64 w;
+	const __u32 *w = (const __u32 *)k;
 
-	__builtin_memcpy(&w, (const unsigned char *)k + 8 * i, sizeof(w));
-	return w;
+	return (__u64)w[2 * i] | (__u64)w[2 * i + 1] << 32;
 }
 
 /*

@@ -269,8 +269,9 @@ struct xs_flow_cache_entry {
  */
 #define XS_NEXTHOP_TTL_NS 200000000ULL /* 200 ms: how late a changed neighbour or route is seen */
 struct xs_nexthop {
-	__u8 smac[6];
+	/* In Ethernet header order, at the start: copied as three words (xs_set_macs()). */
 	__u8 dmac[6];
+	__u8 smac[6];
 	__u32 ifindex;
 	__u32 uid;           /* the backend's uid when looked up */
 	__u16 mtu;           /* route MTU towards the backend */

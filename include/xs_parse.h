@@ -344,12 +344,15 @@ XS_INLINE int xs_parse_fast(void *data, void *data_end, struct xs_parsed *p)
 	__u8 *l4, proto, flags = 0;
 	__u32 ports;
 	__u8 tos, family;
+	__be16 eth_proto;
 	__u16 ip_len;
 
 	/* The shortest frame accepted: Ethernet, IPv4, UDP. */
 	if (data + sizeof(*eth) + sizeof(struct iphdr) + sizeof(struct udphdr) > data_end)
 		return -1;
-	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
+	/* struct ethhdr is packed: through it, the type is read a byte at a time. */
+	eth_proto = ((__be16 *)data)[6];
+	if (eth_proto == bpf_htons(ETH_P_IP)) {
 		struct iphdr *ip = (void *)(eth + 1);
 
 		/* Version 4, IHL 5: no options. */
@@ -374,7 +377,7 @@ XS_INLINE int xs_parse_fast(void *data, void *data_end, struct xs_parsed *p)
 		w[3] = xs_key_pair(bpf_htonl(0xffff), ip->daddr);
 		tos = ip->tos;
 		family = 4;
-	} else if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
+	} else if (eth_proto == bpf_htons(ETH_P_IPV6)) {
 		struct ipv6hdr *ip6 = (void *)(eth + 1);
 
 		l4 = (void *)(ip6 + 1);
@@ -400,7 +403,7 @@ XS_INLINE int xs_parse_fast(void *data, void *data_end, struct xs_parsed *p)
 		return -1;
 	}
 	/* TCP and UDP both start with the 16-bit source and dest ports. */
-	__builtin_memcpy(&ports, l4, sizeof(ports));
+	ports = ((__be16 *)l4)[0] | (__u32)((__be16 *)l4)[1] << 16;
 	w[4] = ports | (__u64)proto << 32; /* sport, dport, proto; domain 0 */
 	/*
 	 * The key is stored a word at a time: the flow-cache hash reads it back
