@@ -214,10 +214,11 @@ static __always_inline int xs_encap(struct xdp_md *ctx, const struct xs_parsed *
 	eth = data;
 	if ((void *)(eth + 1) > data_end)
 		return XDP_PASS;
-	__builtin_memcpy(orig_dst, eth->h_dest, ETH_ALEN);
 
 	rc = xs_nexthop(ctx, be, id, hot, &nh);
 	if (rc == BPF_FIB_LKUP_RET_NO_NEIGH) {
+		/* Kept for the stack's way out below; a byte-wise copy, so only here. */
+		__builtin_memcpy(orig_dst, eth->h_dest, ETH_ALEN);
 		no_neigh = 1;
 	} else if (rc != BPF_FIB_LKUP_RET_SUCCESS || !nh) {
 		xs_count(XS_C_FIB_FAIL);
@@ -241,11 +242,11 @@ static __always_inline int xs_encap(struct xdp_md *ctx, const struct xs_parsed *
 	eth = data;
 	if ((void *)(eth + 1) > data_end)
 		return XDP_DROP;
-	if (no_neigh || !nh) {
+	if (no_neigh) {
 		/* Let the stack route the tunnel packet: it resolves the neighbour. */
 		__builtin_memcpy(eth->h_dest, orig_dst, ETH_ALEN);
 		__builtin_memcpy(eth->h_source, orig_dst, ETH_ALEN);
-	} else {
+	} else if (nh) { /* always, past the checks above */
 		xs_set_macs(eth, nh);
 	}
 	if (be->family == 4) {
