@@ -363,13 +363,6 @@ XS_INLINE int xs_parse_fast(void *data, void *data_end, struct xs_parsed *p)
 		l4 = (void *)(ip + 1);
 		if (ip_len < sizeof(*ip) || (void *)ip + ip_len > data_end)
 			return -1;
-		if (proto == IPPROTO_TCP) {
-			if ((void *)(l4 + sizeof(struct tcphdr)) > data_end)
-				return -1;
-			flags = l4[13];
-		} else if (proto != IPPROTO_UDP) {
-			return -1;
-		}
 		/* An IPv4 address is keyed IPv4-mapped: ::ffff:a.b.c.d. */
 		w[0] = 0;
 		w[1] = xs_key_pair(bpf_htonl(0xffff), ip->saddr);
@@ -388,18 +381,18 @@ XS_INLINE int xs_parse_fast(void *data, void *data_end, struct xs_parsed *p)
 		    xs_ip6_is_mapped((const __be32 *)&ip6->saddr) ||
 		    xs_ip6_is_mapped((const __be32 *)&ip6->daddr))
 			return -1;
-		if (proto == IPPROTO_TCP) {
-			if ((void *)(l4 + sizeof(struct tcphdr)) > data_end)
-				return -1;
-			flags = l4[13];
-		} else if (proto != IPPROTO_UDP) {
-			return -1;
-		}
 		ip_len = (__u16)(sizeof(*ip6) + bpf_ntohs(ip6->payload_len));
 		__builtin_memcpy(w, &ip6->saddr, 32); /* saddr, then daddr */
 		tos = (ip6->priority << 4) | (ip6->flow_lbl[0] >> 4);
 		family = 6;
 	} else {
+		return -1;
+	}
+	if (proto == IPPROTO_TCP) {
+		if ((void *)(l4 + sizeof(struct tcphdr)) > data_end)
+			return -1;
+		flags = l4[13];
+	} else if (proto != IPPROTO_UDP) {
 		return -1;
 	}
 	/* TCP and UDP both start with the 16-bit source and dest ports. */

@@ -231,17 +231,7 @@ static void live_print(struct live_rounds *lr)
 
 static double median(double *v)
 {
-	double t;
-	int i, j;
-
-	for (i = 0; i < ROUNDS; i++)
-		for (j = i + 1; j < ROUNDS; j++)
-			if (v[j] < v[i]) {
-				t = v[i];
-				v[i] = v[j];
-				v[j] = t;
-			}
-	return v[ROUNDS / 2];
+	return quantile(v, ROUNDS, 0.5);
 }
 
 int main(int argc, char **argv)
