@@ -46,8 +46,8 @@ struct {
 } xs_target_stats SEC(".maps");
 
 /*
- * Per-CPU tables written on every packet and read by userspace only as a
- * sum are plain arrays of one block per CPU, indexed cpu * rows + row
+ * Per-CPU tables written on every packet and read by userspace, if at all,
+ * only as a sum are plain arrays of one block per CPU, indexed cpu * rows + row
  * (xs_cpu_row()), not PERCPU_ARRAYs: a PERCPU_ARRAY lookup first loads the
  * element's per-CPU pointer from a table of its own, one more dependent load
  * (and, for the flow cache's 8192 random slots, one more cache miss) per

@@ -210,7 +210,7 @@ XS_INLINE __u64 xs_target_load(__u32 target, __u64 packets, __u64 dequeued, __u6
 }
 
 /*
- * Data-plane counters (per-CPU array xs_counters). X(enum, name, kind):
+ * Data-plane counters (xs_counters, a block per CPU). X(enum, name, kind):
  * kind "pass"/"drop" counts a verdict taken for that reason; "info" counts an
  * event on a packet that was otherwise steered.
  */
@@ -250,7 +250,7 @@ enum xs_counter { XS_COUNTERS(XS_COUNTER_ENUM) XS_C_MAX };
 #undef XS_COUNTER_ENUM
 
 /*
- * xs_flow_cache (per-CPU array) value: a direct-mapped copy of recent pins,
+ * xs_flow_cache (a block per CPU) value: a direct-mapped copy of recent pins,
  * so an established flow costs an inlined array load instead of an LRU
  * hash lookup. XS_FLOW_CACHE_SLOTS entries per CPU, 64 bytes (a cache line) each.
  */
@@ -262,7 +262,7 @@ struct xs_flow_cache_entry {
 };
 
 /*
- * xs_nexthops (per-CPU array, by target id): a backend's next hop as
+ * xs_nexthops (a block per CPU, by target id): a backend's next hop as
  * bpf_fib_lookup() last found it. A FIB lookup costs about 95 ns, more than
  * the rest of an established packet, so each CPU looks a backend up again
  * only every XS_NEXTHOP_TTL_NS (and whenever the backend's uid changes).

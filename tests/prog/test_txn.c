@@ -53,14 +53,16 @@ static int send_one(const struct pkt *p)
 {
 	unsigned char out[PKT_MAX];
 	__u32 out_len = sizeof(out);
-	const struct iphdr *outer = (const void *)(out + sizeof(struct ethhdr));
+	struct iphdr outer; /* copied out: the header sits at offset 14, not 4-aligned */
 	char dst[INET_ADDRSTRLEN];
 	int verdict = prog_env_run_on(&env, if_a, p->buf, p->len, 1, out, &out_len, NULL);
 
-	if (verdict < 0 || verdict == XDP_PASS ||
-	    out_len < sizeof(struct ethhdr) + sizeof(*outer) || outer->protocol != IPPROTO_IPIP)
+	if (verdict < 0 || verdict == XDP_PASS || out_len < sizeof(struct ethhdr) + sizeof(outer))
 		return SAW_OTHER;
-	inet_ntop(AF_INET, &outer->daddr, dst, sizeof(dst));
+	memcpy(&outer, out + sizeof(struct ethhdr), sizeof(outer));
+	if (outer.protocol != IPPROTO_IPIP)
+		return SAW_OTHER;
+	inet_ntop(AF_INET, &outer.daddr, dst, sizeof(dst));
 	if (!strcmp(dst, "10.20.0.11"))
 		return SAW_X;
 	if (!strcmp(dst, "10.30.0.22"))
