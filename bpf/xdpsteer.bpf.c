@@ -148,14 +148,18 @@ static __always_inline int xs_pick_global(const struct xs_hand *hand, const __u6
 
 static __always_inline void xs_count(__u32 counter)
 {
-	__u32 row = xs_cpu_row(XS_C_MAX, counter);
-	__u64 *c;
+	__u32 cpu = bpf_get_smp_processor_id(); /* xs_counters: a block of one row per CPU */
+	__u64 *c = bpf_map_lookup_elem(&xs_counters, &cpu);
 
-	if (counter >= XS_C_MAX)
-		return;
-	c = bpf_map_lookup_elem(&xs_counters, &row);
-	if (c)
-		*c += 1;
+	/*
+	 * A variable index is checked where it is used (barrier_var()): clang
+	 * would test a copy the verifier does not follow. A constant one is
+	 * checked by the compiler, and the barrier would only stop that.
+	 */
+	if (!__builtin_constant_p(counter))
+		barrier_var(counter);
+	if (c && counter < XS_C_MAX)
+		c[counter] += 1;
 }
 
 #define XS_ENV void *

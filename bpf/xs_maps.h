@@ -52,13 +52,13 @@ struct {
  * element's per-CPU pointer from a table of its own, one more dependent load
  * (and, for the flow cache's 8192 random slots, one more cache miss) per
  * packet. The loader sizes them for the machine's CPUs (xs_size_maps()).
- * xs_counters: cpu * XS_C_MAX + counter -> packets.
+ * xs_counters: cpu -> that CPU's struct xs_counter_block, a block of one row.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, XS_C_MAX); /* per CPU */
+	__uint(max_entries, 1); /* per CPU */
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct xs_counter_block);
 } xs_counters SEC(".maps");
 
 /*

@@ -212,42 +212,56 @@ XS_INLINE __u64 xs_target_load(__u32 target, __u64 packets, __u64 dequeued, __u6
 /*
  * Data-plane counters (xs_counters, a block per CPU). X(enum, name, kind):
  * kind "pass"/"drop" counts a verdict taken for that reason; "info" counts an
- * event on a packet that was otherwise steered.
+ * event on a packet that was otherwise steered. The name is a C identifier:
+ * it is also the counter's field in struct xs_counter_block.
  */
 #define XS_COUNTERS(X)                                                        \
-	X(XS_C_NOT_IP, "not_ip", "pass")                                      \
-	X(XS_C_TRUNC_ETH, "truncated_eth", "pass")                            \
-	X(XS_C_VLAN_TOO_DEEP, "vlan_too_deep", "pass")                        \
-	X(XS_C_TRUNC_IP, "truncated_ip", "pass")                              \
-	X(XS_C_BAD_IHL, "bad_ihl", "pass")                                    \
-	X(XS_C_BAD_IP_LEN, "bad_ip_len", "pass")                              \
-	X(XS_C_IP6_EXT_LIMIT, "ipv6_ext_limit", "pass")                       \
-	X(XS_C_IP6_MAPPED, "ipv6_mapped_addr", "pass")                        \
-	X(XS_C_TRUNC_L4, "truncated_l4", "pass")                              \
-	X(XS_C_NO_TARGETS, "no_targets", "pass")                              \
-	X(XS_C_TARGET_GONE, "target_gone", "pass")                            \
-	X(XS_C_REDIRECT_ERR, "redirect_error", "pass")                        \
-	X(XS_C_FRAGMENT, "fragment", "info")                                  \
-	X(XS_C_FLOW_HIT, "flow_hit", "info")                                  \
-	X(XS_C_FLOW_NEW, "flow_new", "info")                                  \
-	X(XS_C_FLOW_REPIN, "flow_repin", "info")                              \
-	X(XS_C_FLOW_EXPIRED, "flow_expired", "info")                          \
-	X(XS_C_PIN_LIMITED, "pin_rate_limited", "info")                       \
-	X(XS_C_NOT_VIP, "not_vip", "pass")                                    \
-	X(XS_C_NO_BACKEND, "no_backend", "pass")                              \
-	X(XS_C_TOO_BIG, "too_big", "drop")                                    \
-	X(XS_C_FIB_FAIL, "fib_fail", "pass")                                  \
-	X(XS_C_NO_NEIGH, "no_neigh", "pass")                                  \
-	X(XS_C_ENCAP_ERR, "encap_error", "pass")                              \
-	X(XS_C_ICMP_ECHO, "icmp_echo_reply", "tx")                            \
-	X(XS_C_ICMP_ERROR, "icmp_error_steered", "info")                      \
-	X(XS_C_ICMP_BAD_QUOTE, "icmp_bad_quote", "info")                      \
-	X(XS_C_TX, "tx", "info")                                              \
-	X(XS_C_TX_REDIRECT, "tx_redirect", "info")
+	X(XS_C_NOT_IP, not_ip, "pass")                                        \
+	X(XS_C_TRUNC_ETH, truncated_eth, "pass")                              \
+	X(XS_C_VLAN_TOO_DEEP, vlan_too_deep, "pass")                          \
+	X(XS_C_TRUNC_IP, truncated_ip, "pass")                                \
+	X(XS_C_BAD_IHL, bad_ihl, "pass")                                      \
+	X(XS_C_BAD_IP_LEN, bad_ip_len, "pass")                                \
+	X(XS_C_IP6_EXT_LIMIT, ipv6_ext_limit, "pass")                         \
+	X(XS_C_IP6_MAPPED, ipv6_mapped_addr, "pass")                          \
+	X(XS_C_TRUNC_L4, truncated_l4, "pass")                                \
+	X(XS_C_NO_TARGETS, no_targets, "pass")                                \
+	X(XS_C_TARGET_GONE, target_gone, "pass")                              \
+	X(XS_C_REDIRECT_ERR, redirect_error, "pass")                          \
+	X(XS_C_FRAGMENT, fragment, "info")                                    \
+	X(XS_C_FLOW_HIT, flow_hit, "info")                                    \
+	X(XS_C_FLOW_NEW, flow_new, "info")                                    \
+	X(XS_C_FLOW_REPIN, flow_repin, "info")                                \
+	X(XS_C_FLOW_EXPIRED, flow_expired, "info")                            \
+	X(XS_C_PIN_LIMITED, pin_rate_limited, "info")                         \
+	X(XS_C_NOT_VIP, not_vip, "pass")                                      \
+	X(XS_C_NO_BACKEND, no_backend, "pass")                                \
+	X(XS_C_TOO_BIG, too_big, "drop")                                      \
+	X(XS_C_FIB_FAIL, fib_fail, "pass")                                    \
+	X(XS_C_NO_NEIGH, no_neigh, "pass")                                    \
+	X(XS_C_ENCAP_ERR, encap_error, "pass")                                \
+	X(XS_C_ICMP_ECHO, icmp_echo_reply, "tx")                              \
+	X(XS_C_ICMP_ERROR, icmp_error_steered, "info")                        \
+	X(XS_C_ICMP_BAD_QUOTE, icmp_bad_quote, "info")                        \
+	X(XS_C_TX, tx, "info")                                                \
+	X(XS_C_TX_REDIRECT, tx_redirect, "info")
 
 #define XS_COUNTER_ENUM(e, name, kind) e,
 enum xs_counter { XS_COUNTERS(XS_COUNTER_ENUM) XS_C_MAX };
 #undef XS_COUNTER_ENUM
+
+/*
+ * xs_counters value: one CPU's counters, in enum order, a field each, so that
+ * `bpftool map dump` shows every CPU's counters by name. The program counts
+ * into it by enum index (xs_count()).
+ */
+#define XS_COUNTER_FIELD(e, name, kind) __u64 name;
+struct xs_counter_block {
+	XS_COUNTERS(XS_COUNTER_FIELD)
+};
+#undef XS_COUNTER_FIELD
+_Static_assert(sizeof(struct xs_counter_block) == XS_C_MAX * sizeof(__u64),
+	       "one u64 per counter, in enum order");
 
 /*
  * xs_flow_cache (a block per CPU) value: a direct-mapped copy of recent pins,

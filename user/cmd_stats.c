@@ -11,7 +11,7 @@
 #include "service.h"
 #include "state.h"
 
-#define XS_COUNTER_NAME(e, name, kind) name,
+#define XS_COUNTER_NAME(e, name, kind) #name,
 #define XS_COUNTER_KIND(e, name, kind) kind,
 static const char *const xs_counter_names[] = { XS_COUNTERS(XS_COUNTER_NAME) };
 static const char *const xs_counter_kinds[] = { XS_COUNTERS(XS_COUNTER_KIND) };

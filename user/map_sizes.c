@@ -20,7 +20,7 @@ int xs_size_maps(struct xdpsteer *skel, int nr_cpus, __u32 flow_entries)
 				       (__u32)nr_cpus * XS_FLOW_CACHE_SLOTS);
 	err = err ?: bpf_map__set_max_entries(skel->maps.xs_nexthops,
 					      (__u32)nr_cpus * XS_MAX_TARGETS);
-	err = err ?: bpf_map__set_max_entries(skel->maps.xs_counters, (__u32)nr_cpus * XS_C_MAX);
+	err = err ?: bpf_map__set_max_entries(skel->maps.xs_counters, (__u32)nr_cpus);
 	err = err ?: bpf_map__set_max_entries(skel->maps.xs_flows, flow_entries ? flow_entries : 1);
 	err = err ?: bpf_map__set_max_entries(skel->maps.xs_cpumap,
 					      nr_cpus < XS_MAX_CPUS ? nr_cpus : XS_MAX_CPUS);

@@ -580,12 +580,12 @@ __u64 xs_stats_load(__u32 id, const struct xs_target_stats *sum)
 			      sum->closed);
 }
 
-/* xs_counters holds one block of XS_C_MAX counters per CPU: cpu * XS_C_MAX + counter. */
+/* xs_counters holds one struct xs_counter_block per CPU, key = cpu: the sum is per counter. */
 int xs_counters_read(const struct xs_handle *h, __u64 *sum)
 {
-	__u32 n = (__u32)h->nr_cpus * XS_C_MAX, count = n, out_batch, i;
+	__u32 n = (__u32)h->nr_cpus, count = n, out_batch, i, c;
+	struct xs_counter_block *vals = calloc(n, sizeof(*vals));
 	__u32 *keys = calloc(n, sizeof(*keys));
-	__u64 *vals = calloc(n, sizeof(*vals));
 	LIBBPF_OPTS(bpf_map_batch_opts, o);
 	int err = 0;
 
@@ -603,12 +603,16 @@ int xs_counters_read(const struct xs_handle *h, __u64 *sum)
 	}
 	if (count != n) {
 		err = -EIO;
-		pr_warn("%s: xs_counters holds %u entries, expected %u (%d CPUs)\n", h->ifname,
-			count, n, h->nr_cpus);
+		pr_warn("%s: xs_counters holds %u entries, expected one per CPU (%d)\n", h->ifname,
+			count, h->nr_cpus);
 		goto out;
 	}
-	for (i = 0; i < count; i++)
-		sum[keys[i] % XS_C_MAX] += vals[i];
+	for (i = 0; i < count; i++) {
+		const __u64 *row = (const __u64 *)&vals[i];
+
+		for (c = 0; c < XS_C_MAX; c++)
+			sum[c] += row[c];
+	}
 out:
 	free(keys);
 	free(vals);

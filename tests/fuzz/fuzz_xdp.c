@@ -26,7 +26,7 @@
  *     addresses are now refused by the parser. (repro/v6_mapped_dst_ipip/)
  */
 
-#define XS_COUNTER_NAME(e, name, kind) name,
+#define XS_COUNTER_NAME(e, name, kind) #name,
 static const char *const counter_names[] = { XS_COUNTERS(XS_COUNTER_NAME) };
 
 static void dump(const char *what, const unsigned char *b, __u32 len)

@@ -211,6 +211,10 @@ t_growth_keeps_pinned_flows() {
 	assert_eq "flow_new" "$(pyx 'd["counters"]["flow_new"]' "$T.s2.json")" "$((2 * K))"
 	assert_eq "flow_hit" "$(pyx 'd["counters"]["flow_hit"]' "$T.s2.json")" "$((2 * K))"
 	assert_eq "flow_repin" "$(pyx 'd["counters"]["flow_repin"]' "$T.s2.json")" 0
+	# bpftool shows each CPU's counters by name; their sum is what stats printed.
+	"$BPFTOOL" -j map dump pinned "$PIN_ROOT/$IF_STEER/xs_counters" >"$T.dump.json"
+	assert_eq "flow_hit summed over bpftool's per-CPU blocks" \
+		"$(pyx 'sum(e["formatted"]["value"]["flow_hit"] for e in d)' "$T.dump.json")" "$((2 * K))"
 }
 
 # ---------------------------------------------------------------------------

@@ -12,7 +12,7 @@
 #include "pkt.h"
 #include "test.h"
 
-#define XS_COUNTER_NAME(e, name, kind) name,
+#define XS_COUNTER_NAME(e, name, kind) #name,
 static const char *const counter_names[] = { XS_COUNTERS(XS_COUNTER_NAME) };
 
 #define BUMP(...) ((const int[]){ __VA_ARGS__, XS_C_MAX })
