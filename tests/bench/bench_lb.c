@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <linux/bpf.h>
 #include "pkt.h"
+#include "quantile.h"
 
 static struct prog_env env;
 
@@ -134,22 +135,6 @@ static __u64 tx_count(void)
 	__u64 v[XS_C_MAX];
 
 	return xs_counters_read(&env.h, v) ? 0 : v[XS_C_TX];
-}
-
-/* The @q quantile (0..1) of @n values; sorts @v. */
-static double quantile(double *v, int n, double q)
-{
-	double t;
-	int i, j;
-
-	for (i = 0; i < n; i++)
-		for (j = i + 1; j < n; j++)
-			if (v[j] < v[i]) {
-				t = v[i];
-				v[i] = v[j];
-				v[j] = t;
-			}
-	return v[(int)(q * (n - 1) + 0.5)];
 }
 
 /*

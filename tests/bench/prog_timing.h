@@ -20,6 +20,7 @@
 #include <linux/bpf.h>
 #include "prog_env.h"
 #include "pkt.h"
+#include "quantile.h"
 
 #define REPEAT 2000000
 #define LOOP_FLOWS 200000
@@ -56,17 +57,7 @@ static inline void flow_pkt(struct pkt *p, __u32 i)
 
 static inline double median(double *v, int n)
 {
-	double tmp;
-	int i, j;
-
-	for (i = 0; i < n; i++)
-		for (j = i + 1; j < n; j++)
-			if (v[j] < v[i]) {
-				tmp = v[i];
-				v[i] = v[j];
-				v[j] = tmp;
-			}
-	return v[n / 2];
+	return quantile(v, n, 0.5);
 }
 
 /* In-kernel timing of @repeat runs of @pkt, in ns per run; -1 on failure. */
