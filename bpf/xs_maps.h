@@ -192,7 +192,6 @@ struct {
 	__type(value, struct xs_nexthop);
 } xs_nexthops SEC(".maps");
 
-
 /* Egress interfaces for tunnelled and L2 traffic, keyed by ifindex. */
 struct {
 	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);
