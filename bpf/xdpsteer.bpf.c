@@ -30,6 +30,9 @@ static __always_inline __u32 xs_live_bpf(void *pool, __u64 h, __u32 n);
 #include "xs_parse.h"
 #include "xs_lb.h"
 
+/* One load, in program order: what userspace changes while packets run. */
+#define XS_READ_ONCE(x) (*(const volatile typeof(x) *)&(x))
+
 /* Set by the loader before load; never change afterwards. */
 const volatile __u32 cfg_unparsed_verdict = XDP_PASS;
 const volatile __u32 cfg_nr_cpus = 1;
@@ -327,6 +330,7 @@ static __always_inline void xs_cache_fill(struct xs_flow_cache_entry *c,
 	__builtin_memcpy(&c->key, k, sizeof(c->key));
 	c->pin = *pin;
 	c->pool = pool;
+	c->recipe.ready = 0; /* made by the delivery that follows, for service flows */
 }
 
 /* May this CPU pin one more new flow now? A token bucket, read only for new flows. */
@@ -529,35 +533,91 @@ static __always_inline const struct xs_service *xs_find_service(struct xdp_md *c
 	return svc;
 }
 
-/* Deliver to a service backend: counters, then tunnel or L2 rewrite. */
+/* A packet for service @id going to backend @target: the per-CPU counts. */
+static __always_inline struct xs_service_stats *xs_count_backend(__u32 id, __u32 target,
+								 __u32 len)
+{
+	struct xs_service_stats *ss = bpf_map_lookup_elem(&xs_service_stats, &id);
+	struct xs_target_stats *s = bpf_map_lookup_elem(&xs_target_stats, &target);
+
+	if (s) {
+		s->packets++;
+		s->bytes += len;
+	}
+	if (ss) {
+		ss->packets++;
+		ss->bytes += len;
+	}
+	return ss;
+}
+
+/*
+ * Deliver to a service backend found the long way: counters, the next hop,
+ * then tunnel or L2 rewrite. The recipe made on the way goes into the flow's
+ * cache entry when @cached holds this very pin, so that its next packets need
+ * none of these lookups (xs_deliver_cached()).
+ */
 static __always_inline int xs_deliver_backend(struct xdp_md *ctx, const struct xs_parsed *p,
 					      const struct xs_service *svc,
 					      const struct xs_target *t,
-					      const struct xs_flow_pin *pin, int hot)
+					      const struct xs_flow_pin *pin, int hot,
+					      struct xs_flow_cache_entry *cached, __u32 epoch)
 {
 	struct xs_service_stats *ss;
-	struct xs_target_stats *s;
+	struct xs_nexthop *nh = NULL;
+	struct xs_recipe r;
 	__u32 id = svc->id;
+	int rc;
 
-	ss = bpf_map_lookup_elem(&xs_service_stats, &id);
 	if (!t || t->kind != XS_TARGET_BACKEND) {
+		ss = bpf_map_lookup_elem(&xs_service_stats, &id);
 		if (ss)
 			ss->no_backend++;
 		xs_count(XS_C_NO_BACKEND);
 		return XDP_PASS;
 	}
-	s = bpf_map_lookup_elem(&xs_target_stats, &pin->target);
-	if (s) {
-		s->packets++;
-		s->bytes += p->ip_len;
+	ss = xs_count_backend(id, pin->target, p->ip_len);
+	rc = xs_nexthop(ctx, t, pin->target, hot, &nh);
+	if (rc == BPF_FIB_LKUP_RET_NO_NEIGH)
+		return xs_send_no_neigh(ctx, p, svc, t, pin->hash);
+	if (rc != BPF_FIB_LKUP_RET_SUCCESS || !nh) {
+		xs_count(XS_C_FIB_FAIL);
+		return XDP_PASS;
 	}
-	if (ss) {
-		ss->packets++;
-		ss->bytes += p->ip_len;
-	}
-	if (svc->encap == XS_ENCAP_L2)
-		return xs_l2(ctx, t, pin->target, hot);
-	return xs_encap(ctx, p, svc, t, pin->target, pin->hash, hot, ss);
+	xs_recipe_make(&r, svc, t, nh, pin->hash);
+	r.epoch = epoch;
+	r.ready = 1;
+	if (cached && cached->pool == id && cached->pin.target == pin->target &&
+	    cached->pin.uid == pin->uid && xs_flow_key_eq(&cached->key, &p->key))
+		cached->recipe = r;
+	return xs_send(ctx, p, &r, ss);
+}
+
+/* An established service flow whose recipe is current: no other lookup. */
+static __always_inline int xs_deliver_cached(struct xdp_md *ctx, const struct xs_parsed *p,
+					     const struct xs_flow_cache_entry *c)
+{
+	struct xs_service_stats *ss;
+
+	xs_count(XS_C_FLOW_HIT);
+	if (p->icmp == XS_ICMP_ERROR)
+		xs_count(XS_C_ICMP_ERROR);
+	ss = xs_count_backend(c->pool, c->pin.target, p->ip_len);
+	return xs_send(ctx, p, &c->recipe, ss);
+}
+
+/*
+ * The configuration epoch (xs_epoch). A packet reads it before anything a
+ * recipe is made of: userspace writes a target or flips pool_base, then adds
+ * to the epoch, and x86 does not reorder loads with loads, so a packet that
+ * sees a new epoch sees the change that came with it. A recipe is never
+ * older than the epoch it carries.
+ */
+static __always_inline __u32 xs_epoch_now(void)
+{
+	__u32 zero = 0, *e = bpf_map_lookup_elem(&xs_epoch, &zero);
+
+	return e ? XS_READ_ONCE(*e) : 0;
 }
 
 /*
@@ -568,33 +628,31 @@ static __always_inline int xs_deliver_backend(struct xdp_md *ctx, const struct x
  * idle time and checks expiry; FIN, RST and SYN always do, so a close is
  * counted and a reused tuple is seen there.
  */
-static __always_inline struct xs_flow_cache_entry *
-xs_cache_hit(const struct xs_parsed *p, struct xs_flow_cache_entry *c,
-	     const struct xs_target **t)
+static __always_inline struct xs_flow_cache_entry *xs_cache_hit(const struct xs_parsed *p,
+								struct xs_flow_cache_entry *c)
 {
 	if (!c || !xs_flow_key_eq(&c->key, &p->key))
 		return NULL;
 	if (p->tcp_flags & (XS_TCP_FIN | XS_TCP_RST | XS_TCP_SYN))
 		return NULL;
-	*t = xs_live_target(c->pin.target, c->pin.uid);
-	if (!*t || xs_tick() - c->pin.seen >= cfg_timeouts.refresh)
+	if (xs_tick() - c->pin.seen >= cfg_timeouts.refresh)
 		return NULL;
 	return c;
 }
 
 /*
- * xs_self, read once per packet and only when needed (a queue flow found in
- * the flow cache needs no pool): *base is the pool generation this packet
- * uses throughout, so it sees the old topology or the new one, never both.
+ * xs_self, read only when needed (a flow found in the flow cache with a
+ * current recipe, or for a queue, needs no pool): *base is the pool
+ * generation the packet uses from then on, so it sees the old topology or
+ * the new one, never both.
  */
-static __always_inline const struct xs_self *xs_self_once(const struct xs_self *self, __u32 *base)
+static __always_inline const struct xs_self *xs_self_read(__u32 *base)
 {
+	const struct xs_self *self;
 	__u32 zero = 0;
 
-	if (self)
-		return self;
 	self = bpf_map_lookup_elem(&xs_self, &zero);
-	*base = self ? self->pool_base : 0;
+	*base = self ? XS_READ_ONCE(self->pool_base) : 0;
 	return self;
 }
 
@@ -607,7 +665,7 @@ int xdpsteer_xdp(struct xdp_md *ctx)
 	const struct xs_target *t;
 	const struct xs_self *self = NULL;
 	struct xs_flow_pin pin;
-	__u32 why, pool_id = XS_POOL_QUEUES, base = 0, slot;
+	__u32 why, pool_id = XS_POOL_QUEUES, base = 0, epoch = 0, slot;
 	int r;
 
 	if (!xs_parse_fast((void *)(long)ctx->data, (void *)(long)ctx->data_end, &p))
@@ -625,27 +683,37 @@ int xdpsteer_xdp(struct xdp_md *ctx)
 
 	if (cfg_flow_table && p.icmp != XS_ICMP_ECHO) {
 		cached = xs_cache_slot(&p.key);
-		hit = xs_cache_hit(&p, cached, &t);
-		if (hit) {
+		hit = xs_cache_hit(&p, cached);
+		if (hit && hit->pool != XS_POOL_QUEUES) {
+			epoch = xs_epoch_now();
+			if (hit->recipe.ready && hit->recipe.epoch == epoch)
+				return xs_deliver_cached(ctx, &p, hit);
+		}
+		t = hit ? xs_live_target(hit->pin.target, hit->pin.uid) : NULL;
+		if (hit && t) {
 			xs_count(XS_C_FLOW_HIT);
 			if (p.icmp == XS_ICMP_ERROR && hit->pool != XS_POOL_QUEUES)
 				xs_count(XS_C_ICMP_ERROR);
 			pin = hit->pin;
 			if (hit->pool == XS_POOL_QUEUES)
 				goto queue;
+			/* A service flow whose recipe is out of date: made again below. */
 			pool_id = hit->pool;
-			self = xs_self_once(self, &base);
+			self = xs_self_read(&base);
 			slot = base + pool_id;
 			svc = bpf_map_lookup_elem(&xs_service_by_id, &slot);
 			if (svc && svc->id == pool_id)
 				goto backend;
-			/* The service went away: the slow path decides. */
+			/* The service went away: the slow path decides, afresh. */
 			svc = NULL;
 			pool_id = XS_POOL_QUEUES;
+		} else {
+			hit = NULL;
 		}
 	}
 
-	self = xs_self_once(self, &base);
+	epoch = xs_epoch_now();
+	self = xs_self_read(&base);
 	if (self && self->n_services) {
 		svc = xs_find_service(ctx, &p, base, &r);
 		if (r >= 0)
@@ -665,7 +733,7 @@ int xdpsteer_xdp(struct xdp_md *ctx)
 queue:
 	return xs_deliver(ctx, pin.target, t);
 backend:
-	return xs_deliver_backend(ctx, &p, svc, t, &pin, hit != NULL);
+	return xs_deliver_backend(ctx, &p, svc, t, &pin, hit != NULL, cached, epoch);
 }
 
 /*

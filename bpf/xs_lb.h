@@ -91,21 +91,51 @@ static __always_inline void xs_outer_src6(const struct xs_service *svc, __u32 fl
 }
 
 /*
- * Destination and source MAC from the next hop, as three 32-bit words: a
- * byte-wise copy (what memcpy into a packet of unknown alignment becomes)
- * is 24 instructions on every packet. The nexthop entry is word-aligned.
+ * Destination and source MAC, as three 32-bit words: a byte-wise copy (what
+ * memcpy into a packet of unknown alignment becomes) is 24 instructions on
+ * every packet. @mac is word-aligned: a recipe or a next hop.
  */
-static __always_inline void xs_set_macs(struct ethhdr *eth, const struct xs_nexthop *nh)
+static __always_inline void xs_set_macs(struct ethhdr *eth, const __u8 *mac)
 {
-	const __u32 *mac = (const __u32 *)nh->dmac;
+	const __u32 *w = (const __u32 *)mac;
 	__u32 *hdr = (__u32 *)eth;
 
-	_Static_assert(__builtin_offsetof(struct xs_nexthop, dmac) == 0 &&
-			       __builtin_offsetof(struct xs_nexthop, smac) == ETH_ALEN,
-		       "xs_nexthop starts with the MACs in header order");
-	hdr[0] = mac[0];
-	hdr[1] = mac[1];
-	hdr[2] = mac[2];
+	hdr[0] = w[0];
+	hdr[1] = w[1];
+	hdr[2] = w[2];
+}
+
+_Static_assert(__builtin_offsetof(struct xs_nexthop, dmac) == 0 &&
+		       __builtin_offsetof(struct xs_nexthop, smac) == ETH_ALEN &&
+		       __builtin_offsetof(struct xs_recipe, dmac) == 0 &&
+		       __builtin_offsetof(struct xs_recipe, smac) == ETH_ALEN,
+	       "next hops and recipes start with the MACs in header order");
+
+/* Everything but the MACs and the way out: what the service and the backend say. */
+static __always_inline void xs_recipe_outer(struct xs_recipe *r, const struct xs_service *svc,
+					    const struct xs_target *be, __u32 flow_hash)
+{
+	r->encap = svc->encap;
+	r->family = be->family;
+	r->label = (flow_hash >> 12) & 0xfffff;
+	if (be->family == 4) {
+		r->saddr[0] = xs_outer_src4(svc, flow_hash);
+		r->daddr[0] = be->addr[3];
+	} else {
+		xs_outer_src6(svc, flow_hash, r->saddr);
+		__builtin_memcpy(r->daddr, be->addr, 16);
+	}
+}
+
+/* The recipe for a flow of @flow_hash to backend @be of @svc through @nh. */
+static __always_inline void xs_recipe_make(struct xs_recipe *r, const struct xs_service *svc,
+					   const struct xs_target *be, const struct xs_nexthop *nh,
+					   __u32 flow_hash)
+{
+	__builtin_memcpy(r->dmac, nh->dmac, 2 * ETH_ALEN);
+	r->ifindex = nh->ifindex;
+	r->mtu = nh->mtu;
+	xs_recipe_outer(r, svc, be, flow_hash);
 }
 
 /* A FIB query for @be arriving on the ingress interface; @tot_len > 0 asks for the MTU. */
@@ -192,46 +222,18 @@ static __always_inline int xs_transmit(struct xdp_md *ctx, __u32 ifindex)
 }
 
 /*
- * Encapsulate in place. The frame is [eth][vlan tags][IP...]; it becomes
- * [eth][outer IP][IP...]: VLAN tags are not carried into the tunnel.
- * Returns the XDP verdict.
+ * Encapsulate in place as @r says. The frame is [eth][vlan tags][IP...]; it
+ * becomes [eth][outer IP][IP...]: VLAN tags are not carried into the tunnel.
+ * 0 when done, else the verdict for a frame that could not be encapsulated
+ * (never 0: that is XDP_ABORTED).
  */
 static __always_inline int xs_encap(struct xdp_md *ctx, const struct xs_parsed *p,
-				    const struct xs_service *svc, const struct xs_target *be,
-				    __u32 id, __u32 flow_hash, int hot, struct xs_service_stats *ss)
+				    const struct xs_recipe *r)
 {
-	__u32 outer = be->family == 4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
+	__u32 outer = r->family == 4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
 	int delta = (int)outer - ((int)p->l3_off - (int)sizeof(struct ethhdr));
-	struct xs_nexthop *nh = NULL;
-	unsigned char orig_dst[ETH_ALEN];
 	void *data, *data_end;
 	struct ethhdr *eth;
-	__u32 ifindex = 0;
-	int rc, no_neigh = 0;
-
-	data = (void *)(long)ctx->data;
-	data_end = (void *)(long)ctx->data_end;
-	eth = data;
-	if ((void *)(eth + 1) > data_end)
-		return XDP_PASS;
-
-	rc = xs_nexthop(ctx, be, id, hot, &nh);
-	if (rc == BPF_FIB_LKUP_RET_NO_NEIGH) {
-		/* Kept for the stack's way out below; a byte-wise copy, so only here. */
-		__builtin_memcpy(orig_dst, eth->h_dest, ETH_ALEN);
-		no_neigh = 1;
-	} else if (rc != BPF_FIB_LKUP_RET_SUCCESS || !nh) {
-		xs_count(XS_C_FIB_FAIL);
-		return XDP_PASS;
-	} else if (p->ip_len + outer > nh->mtu) {
-		/* Policy: count and drop. Never send it on oversized or cut. */
-		if (ss)
-			ss->too_big++;
-		xs_count(XS_C_TOO_BIG);
-		return XDP_DROP;
-	} else {
-		ifindex = nh->ifindex;
-	}
 
 	if (bpf_xdp_adjust_head(ctx, -delta)) {
 		xs_count(XS_C_ENCAP_ERR);
@@ -242,24 +244,17 @@ static __always_inline int xs_encap(struct xdp_md *ctx, const struct xs_parsed *
 	eth = data;
 	if ((void *)(eth + 1) > data_end)
 		return XDP_DROP;
-	if (no_neigh) {
-		/* Let the stack route the tunnel packet: it resolves the neighbour. */
-		__builtin_memcpy(eth->h_dest, orig_dst, ETH_ALEN);
-		__builtin_memcpy(eth->h_source, orig_dst, ETH_ALEN);
-	} else if (nh) { /* always, past the checks above */
-		xs_set_macs(eth, nh);
-	}
-	if (be->family == 4) {
+	xs_set_macs(eth, r->dmac);
+	if (r->family == 4) {
 		struct iphdr *ip = (void *)(eth + 1);
 
 		if ((void *)(ip + 1) > data_end)
 			return XDP_DROP;
 		eth->h_proto = bpf_htons(ETH_P_IP);
-		xs_ip4_outer(ip, p->tos, p->ip_len + sizeof(*ip), xs_outer_src4(svc, flow_hash),
-			     be->addr[3]);
+		xs_ip4_outer(ip, p->tos, p->ip_len + sizeof(*ip), r->saddr[0], r->daddr[0]);
 	} else {
 		struct ipv6hdr *ip6 = (void *)(eth + 1);
-		__u32 label = (flow_hash >> 12) & 0xfffff;
+		__u32 label = r->label;
 
 		if ((void *)(ip6 + 1) > data_end)
 			return XDP_DROP;
@@ -273,41 +268,70 @@ static __always_inline int xs_encap(struct xdp_md *ctx, const struct xs_parsed *
 		ip6->payload_len = bpf_htons(p->ip_len);
 		ip6->nexthdr = p->family == 4 ? IPPROTO_IPIP : IPPROTO_IPV6;
 		ip6->hop_limit = XS_OUTER_TTL;
-		xs_outer_src6(svc, flow_hash, (__be32 *)&ip6->saddr);
-		__builtin_memcpy(&ip6->daddr, be->addr, 16);
+		__builtin_memcpy(&ip6->saddr, r->saddr, 16);
+		__builtin_memcpy(&ip6->daddr, r->daddr, 16);
 	}
-	if (no_neigh) {
-		xs_count(XS_C_NO_NEIGH);
-		return XDP_PASS;
-	}
-	return xs_transmit(ctx, ifindex);
+	return 0;
 }
 
-/* L2 direct server return: the frame is unchanged but for its MACs. */
-static __always_inline int xs_l2(struct xdp_md *ctx, const struct xs_target *be, __u32 id,
-				 int hot)
+/*
+ * Send as @r says: encapsulated (ipip) or with new MACs (l2, L2 direct server
+ * return: the frame is unchanged but for its MACs).
+ */
+static __always_inline int xs_send(struct xdp_md *ctx, const struct xs_parsed *p,
+				   const struct xs_recipe *r, struct xs_service_stats *ss)
 {
 	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = data;
-	struct xs_nexthop *nh = NULL;
 	int rc;
 
-	if ((void *)(eth + 1) > data_end)
-		return XDP_PASS;
-	rc = xs_nexthop(ctx, be, id, hot, &nh);
-	if (rc == BPF_FIB_LKUP_RET_NO_NEIGH) {
-		/* Nothing here can make the kernel resolve the backend's MAC: that
-		 * is why `backend add` installs a managed neighbour entry. Until it
-		 * resolves, the packet goes up unchanged (and is not delivered). */
-		xs_count(XS_C_NO_NEIGH);
-		return XDP_PASS;
+	if (r->encap == XS_ENCAP_L2) {
+		if ((void *)(eth + 1) > data_end)
+			return XDP_PASS;
+		xs_set_macs(eth, r->dmac);
+		return xs_transmit(ctx, r->ifindex);
 	}
-	if (rc != BPF_FIB_LKUP_RET_SUCCESS || !nh) {
-		xs_count(XS_C_FIB_FAIL);
-		return XDP_PASS;
+	if (p->ip_len + (r->family == 4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr)) >
+	    r->mtu) {
+		/* Policy: count and drop. Never send it on oversized or cut. */
+		if (ss)
+			ss->too_big++;
+		xs_count(XS_C_TOO_BIG);
+		return XDP_DROP;
 	}
-	xs_set_macs(eth, nh);
-	return xs_transmit(ctx, nh->ifindex);
+	rc = xs_encap(ctx, p, r);
+	return rc ? rc : xs_transmit(ctx, r->ifindex);
+}
+
+/*
+ * No neighbour entry for the next hop yet. l2: nothing here can make the
+ * kernel resolve the backend's MAC (that is why `backend add` installs a
+ * managed neighbour entry), so the packet goes up unchanged until it
+ * resolves. ipip: the tunnel packet goes up to be routed by the stack, which
+ * resolves the neighbour; its MACs are the frame's own destination, so the
+ * stack takes it as addressed to this host.
+ */
+static __always_inline int xs_send_no_neigh(struct xdp_md *ctx, const struct xs_parsed *p,
+					    const struct xs_service *svc,
+					    const struct xs_target *be, __u32 flow_hash)
+{
+	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	struct xs_recipe r;
+	int rc;
+
+	if (svc->encap != XS_ENCAP_L2) {
+		if ((void *)(eth + 1) > data_end)
+			return XDP_PASS;
+		__builtin_memcpy(r.dmac, eth->h_dest, ETH_ALEN);
+		__builtin_memcpy(r.smac, eth->h_dest, ETH_ALEN);
+		xs_recipe_outer(&r, svc, be, flow_hash);
+		rc = xs_encap(ctx, p, &r);
+		if (rc)
+			return rc;
+	}
+	xs_count(XS_C_NO_NEIGH);
+	return XDP_PASS;
 }
 
 /*

@@ -150,6 +150,21 @@ struct {
 	__type(value, struct xs_decision);
 } xs_scratch SEC(".maps");
 
+/*
+ * The configuration epoch: userspace adds one after every change of a
+ * service or a target has been written, and recipes (struct xs_recipe) made
+ * in an older epoch are not used. Mapped into userspace so that the add is
+ * one atomic instruction: two commands at once can never move it backwards,
+ * which would make old recipes current again.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} xs_epoch SEC(".maps");
+
 /* Services: exact (VIP, port, proto), and (VIP, 0, proto) for "any port". */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

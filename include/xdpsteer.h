@@ -264,15 +264,40 @@ _Static_assert(sizeof(struct xs_counter_block) == XS_C_MAX * sizeof(__u64),
 	       "one u64 per counter, in enum order");
 
 /*
+ * How a cached service flow is sent: everything the encapsulation or the L2
+ * rewrite needs from the service, the backend and its next hop, written by
+ * the packet that placed or refreshed the flow. A hit that finds it current
+ * (ready, and made in the configuration epoch that still holds: xs_epoch)
+ * looks none of them up again. The next hop in it is as fresh as the flow's
+ * last trip the long way, at most cfg_timeouts.refresh ago.
+ */
+struct xs_recipe {
+	/* In Ethernet header order, at the start: copied as three words (xs_set_macs()). */
+	__u8 dmac[6];
+	__u8 smac[6];
+	__u32 ifindex;       /* egress: XDP_TX when it is the ingress */
+	__be32 saddr[4];     /* ipip: this flow's outer source (IPv4 in saddr[0]) */
+	__be32 daddr[4];     /* ipip: the backend (IPv4 in daddr[0]) */
+	__u32 label;         /* ipip over IPv6: the outer flow label */
+	__u16 mtu;           /* route MTU towards the backend */
+	__u8 encap;          /* enum xs_encap */
+	__u8 family;         /* the backend's, so the outer header's: 4 or 6 */
+	__u32 epoch;         /* xs_epoch when it was made */
+	__u32 ready;         /* 0 until made for the flow the entry holds */
+};
+
+/*
  * xs_flow_cache (a block per CPU) value: a direct-mapped copy of recent pins,
  * so an established flow costs an inlined array load instead of an LRU
- * hash lookup. XS_FLOW_CACHE_SLOTS entries per CPU, 64 bytes (a cache line) each.
+ * hash lookup. XS_FLOW_CACHE_SLOTS entries per CPU, 128 bytes (two cache
+ * lines) each: the pin, then how a service flow is sent.
  */
 #define XS_FLOW_CACHE_SLOTS 8192
 struct xs_flow_cache_entry {
 	struct xs_flow_key key;  /* the packet's own key, as parsed */
 	struct xs_flow_pin pin;  /* pin.seen: when the LRU was last refreshed from here */
 	__u32 pool;              /* pool the flow was placed in: 0 queues, else the service id */
+	struct xs_recipe recipe; /* service flows */
 };
 
 /*

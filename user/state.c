@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
@@ -132,6 +133,7 @@ int xs_open(const char *ifname, struct xs_handle *h)
 		{ "xs_dev_ids", &h->dev_ids_fd },  { "xs_services", &h->services_fd },
 		{ "xs_vips", &h->vips_fd },	  { "xs_service_stats", &h->service_stats_fd },
 		{ "xs_tx_ports", &h->tx_ports_fd },  { "xs_service_by_id", &h->service_by_id_fd },
+		{ "xs_epoch", &h->epoch_fd },
 	};
 	size_t i;
 	int err;
@@ -171,7 +173,36 @@ int xs_open(const char *ifname, struct xs_handle *h)
 			return err;
 		}
 	}
+	/* Before any change: a command that could not end its epoch must not start. */
+	err = xs_epoch_map(h);
+	if (err)
+		xs_close(h);
+	return err;
+}
+
+int xs_epoch_map(struct xs_handle *h)
+{
+	void *p = mmap(NULL, sizeof(*h->epoch), PROT_READ | PROT_WRITE, MAP_SHARED, h->epoch_fd, 0);
+
+	if (p == MAP_FAILED) {
+		int err = -errno;
+
+		pr_warn("%s: cannot map xs_epoch: %s\n", h->ifname, strerror(-err));
+		return err;
+	}
+	h->epoch = p;
 	return 0;
+}
+
+/*
+ * End the configuration epoch: flows whose recipe (struct xs_recipe) was made
+ * before are sent the long way once more, and see what was written before
+ * this call. One atomic add on the mapped value: commands running at the same
+ * time can never take it back to an epoch whose recipes are out of date.
+ */
+void xs_epoch_bump(const struct xs_handle *h)
+{
+	__atomic_add_fetch(h->epoch, 1, __ATOMIC_SEQ_CST);
 }
 
 void xs_close(struct xs_handle *h)
@@ -179,9 +210,12 @@ void xs_close(struct xs_handle *h)
 	int *fds[] = { &h->pools_fd, &h->targets_fd, &h->stats_fd, &h->counters_fd,
 		       &h->flows_fd, &h->cpumap_fd, &h->devmap_fd, &h->self_fd,
 		       &h->dev_ids_fd, &h->services_fd, &h->vips_fd, &h->service_stats_fd,
-		       &h->tx_ports_fd, &h->service_by_id_fd };
+		       &h->tx_ports_fd, &h->service_by_id_fd, &h->epoch_fd };
 	size_t i;
 
+	if (h->epoch)
+		munmap(h->epoch, sizeof(*h->epoch));
+	h->epoch = NULL;
 	for (i = 0; i < XS_ARRAY_SIZE(fds); i++) {
 		if (*fds[i] >= 0)
 			close(*fds[i]);
@@ -487,6 +521,7 @@ int xs_target_write(const struct xs_handle *h, __u32 id, const struct xs_target 
 		pr_warn("%s: cannot write xs_targets[%u]: %s\n", h->ifname, id, strerror(-err));
 		return err;
 	}
+	xs_epoch_bump(h);
 	return 0;
 }
 

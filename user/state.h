@@ -39,6 +39,8 @@ struct xs_handle {
 	int service_stats_fd;
 	int tx_ports_fd;
 	int service_by_id_fd;
+	int epoch_fd;
+	__u32 *epoch;		/* xs_epoch's value, mapped: see xs_epoch_bump() */
 };
 
 /* A pool as userspace edits it: the header and one target id per bucket. */
@@ -75,7 +77,10 @@ int xs_drain_apply(const struct xs_handle *h, __u32 pool_id, struct xs_pool *poo
 		   struct xs_target *t, __u32 id, bool drain, const char *name);
 
 int xs_targets_read(const struct xs_handle *h, struct xs_target *all);
+/* Write target @id, then end the epoch: cached flows see the change from their next packet. */
 int xs_target_write(const struct xs_handle *h, __u32 id, const struct xs_target *t);
+int xs_epoch_map(struct xs_handle *h);
+void xs_epoch_bump(const struct xs_handle *h);
 int xs_stats_read(const struct xs_handle *h, __u32 id, struct xs_target_stats *sum,
 		  struct xs_target_stats *percpu);
 int xs_stats_reset(const struct xs_handle *h, __u32 id);

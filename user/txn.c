@@ -388,9 +388,11 @@ static int xs_txn_flip(const struct xs_handle *h, __u32 next)
 			strerror(-err));
 		return err;
 	}
+	/* After the flip: a recipe of the new epoch is made from the new generation. */
+	xs_epoch_bump(h);
 	/*
-	 * Wait for programs that read the old pool_base: a map-in-map update
-	 * returns only after synchronize_rcu. The sync slot is never read, and
+	 * Wait for programs that read the old pool_base or the old epoch: a
+	 * map-in-map update returns only after synchronize_rcu. The sync slot is never read, and
 	 * the queue pool always exists, so it serves as the value.
 	 */
 	map = xs_slot_map(h, next + XS_POOL_QUEUES);

@@ -4,10 +4,14 @@
  * with its own veths, routes and permanent neighbours, so bpf_fib_lookup()
  * answers. Each case checks the verdict and the exact output bytes against
  * a frame built here independently (outer header, checksum, TTL, DSCP).
+ * The whole test runs on CPU 0, so a flow's second packet finds the entry
+ * its first one left in that CPU's flow cache: each case sends its packet
+ * twice and holds the cached way (the recipe) to the same bytes.
  */
 #define _GNU_SOURCE
 #include <stddef.h>
 #include <linux/bpf.h>
+#include "cpu0.h"
 #include "pkt.h"
 #include "test.h"
 
@@ -79,6 +83,29 @@ static void expect_ipip4(struct pkt *want, const struct pkt *in, const unsigned 
 	memcpy(pkt_push(want, inner_len), inner, inner_len);
 }
 
+/*
+ * Send @in again: its flow is established now, so it must be sent from its
+ * cache entry's recipe (one more flow_hit), with @verdict and the very bytes
+ * of the first time (@first, @first_len).
+ */
+static void again_from_cache(const struct pkt *in, int verdict, const unsigned char *first,
+			     __u32 first_len, const char *what)
+{
+	unsigned char out[2048];
+	__u32 out_len = sizeof(out);
+	__u64 hits = counter(XS_C_FLOW_HIT);
+	int ret;
+
+	ret = prog_env_run_on(&env, if_a, in->buf, in->len, 1, out, &out_len, NULL);
+	ASSERT_TRUE(ret == verdict, "%s, from the cache: verdict %d, want %d", what, ret, verdict);
+	hits = counter(XS_C_FLOW_HIT) - hits;
+	ASSERT_TRUE(hits == 1, "%s: the second packet hits the cache (%llu hits)", what,
+		    (unsigned long long)hits);
+	if (first && ASSERT_TRUE(out_len == first_len, "%s, from the cache: %u bytes, want %u",
+				 what, out_len, first_len))
+		ASSERT_TRUE(!memcmp(out, first, out_len), "%s, from the cache: same bytes", what);
+}
+
 static void check_frame(const struct pkt *want, const unsigned char *out, __u32 out_len,
 			const char *what)
 {
@@ -112,6 +139,7 @@ TEST(ipip4_exact_bytes)
 	v4_key(&k, "198.51.100.7", "10.99.0.1", 40000, 80);
 	expect_ipip4(&want, &in, mac_be, mac_a, "10.20.0.11", flow_hash32(&k));
 	check_frame(&want, out, out_len, "IPIP frame");
+	again_from_cache(&in, XDP_TX, want.buf, want.len, "IPIP frame");
 }
 
 TEST(vlan_tagged_vip)
@@ -129,6 +157,7 @@ TEST(vlan_tagged_vip)
 	v4_key(&k, "198.51.100.8", "10.99.0.1", 40001, 80);
 	expect_ipip4(&want, &in, mac_be, mac_a, "10.20.0.11", flow_hash32(&k));
 	check_frame(&want, out, out_len, "IPIP frame from a tagged packet");
+	again_from_cache(&in, XDP_TX, want.buf, want.len, "IPIP frame from a tagged packet");
 }
 
 TEST(ipv4_in_ipv6_and_ip6ip6)
@@ -163,6 +192,7 @@ TEST(ipv4_in_ipv6_and_ip6ip6)
 	ASSERT_EQ(ntohl(ip6.saddr.s6_addr32[3]), hash, "source low 32 bits = flow hash");
 	ASSERT_EQ(ntohl(ip6.saddr.s6_addr32[0]), 0xfd007873, "source prefix");
 	ASSERT_TRUE(!memcmp(out + 14 + 40, in.buf + 14, in.len - 14), "inner packet unchanged");
+	again_from_cache(&in, XDP_TX, out, out_len, "IPv4-in-IPv6");
 
 	pkt_eth(&in, ETH_P_IPV6);
 	pkt_ipv6(&in, "2001:db8:5::7", "2001:db8:99::2", IPPROTO_TCP);
@@ -177,6 +207,7 @@ TEST(ipv4_in_ipv6_and_ip6ip6)
 	ASSERT_EQ(ntohs(ip6.payload_len), in.len - 14, "payload length");
 	ASSERT_TRUE(!memcmp(out + 14 + 40, in.buf + 14, in.len - 14), "inner packet unchanged");
 	ASSERT_TRUE(!memcmp(out, mac_be, 6) && !memcmp(out + 6, mac_a, 6), "MACs from the FIB");
+	again_from_cache(&in, XDP_TX, out, out_len, "IP6IP6");
 }
 
 TEST(l2_dsr_rewrites_only_macs)
@@ -196,6 +227,7 @@ TEST(l2_dsr_rewrites_only_macs)
 	ASSERT_TRUE(!memcmp(out, mac_be, 6), "destination MAC = backend's");
 	ASSERT_TRUE(!memcmp(out + 6, mac_a, 6), "source MAC = egress interface's");
 	ASSERT_TRUE(!memcmp(out + 12, in.buf + 12, in.len - 12), "everything after the MACs unchanged");
+	again_from_cache(&in, XDP_TX, out, out_len, "l2");
 }
 
 TEST(other_egress_is_redirected)
@@ -216,6 +248,8 @@ TEST(other_egress_is_redirected)
 	ASSERT_EQ(ret, XDP_REDIRECT, "verdict: devmap redirect to lbC");
 	ASSERT_TRUE(!memcmp(out, mac_be2, 6) && !memcmp(out + 6, mac_c, 6), "lbC's MACs");
 	ASSERT_EQ(counter(XS_C_TX_REDIRECT) - before, 1, "tx_redirect");
+	again_from_cache(&in, XDP_REDIRECT, out, out_len, "redirect to lbC");
+	ASSERT_EQ(counter(XS_C_TX_REDIRECT) - before, 2, "tx_redirect, from the cache");
 }
 
 TEST(icmp_error_follows_its_flow)
@@ -323,6 +357,86 @@ TEST(too_big_is_counted_and_dropped)
 	ret = prog_env_run_on(&env, if_a, in.buf, in.len, 1, NULL, NULL, NULL);
 	ASSERT_EQ(ret, XDP_DROP, "verdict");
 	ASSERT_EQ(counter(XS_C_TOO_BIG) - before, 1, "too_big");
+	again_from_cache(&in, XDP_DROP, NULL, 0, "too big");
+	ASSERT_EQ(counter(XS_C_TOO_BIG) - before, 2, "too_big, from the cache");
+}
+
+/* Send @in; the outer destination (the backend) and source of the IPIP frame. */
+static int send_ipip(const struct pkt *in, __be32 *daddr, __be32 *saddr)
+{
+	unsigned char out[2048];
+	__u32 out_len = sizeof(out);
+	int ret = prog_env_run_on(&env, if_a, in->buf, in->len, 1, out, &out_len, NULL);
+
+	memcpy(daddr, out + 14 + offsetof(struct iphdr, daddr), 4);
+	memcpy(saddr, out + 14 + offsetof(struct iphdr, saddr), 4);
+	return ret;
+}
+
+/*
+ * An established flow is sent from its recipe, without looking up its
+ * service, backend or next hop: every change must still reach its very next
+ * packet. First the service's tunnel source prefix changes (a transaction),
+ * then the flow's backend is removed as `backend del` does it: the pool
+ * first, which the pinned flow outlives, then the target.
+ */
+TEST(cached_flow_follows_changes)
+{
+	static const char *const be[] = { "10.20.0.11", "10.20.0.12", "10.20.0.13",
+					  "10.20.0.14" };
+	struct xs_target gone = { 0 }, t;
+	struct xs_service_key key;
+	struct xs_service svc;
+	struct xs_pool pool;
+	__be32 daddr, saddr, first;
+	__u32 id, target = XS_NO_TARGET, b;
+	struct xs_txn *txn;
+	__u64 hits;
+	struct pkt in;
+
+	id = add_service("10.99.0.6:80/tcp", XS_ENCAP_IPIP, be, 4);
+	if (!ASSERT_TRUE(id, "service") ||
+	    !ASSERT_EQ(xs_parse_service("10.99.0.6:80/tcp", &key), 0, "key") ||
+	    !ASSERT_EQ(xs_service_get(&env.h, &key, &svc), 0, "service read"))
+		return;
+	client_pkt(&in, 0, "198.51.100.20", "10.99.0.6", 42000, 80, 0);
+	ASSERT_EQ(send_ipip(&in, &first, &saddr), XDP_TX, "first packet");
+	hits = counter(XS_C_FLOW_HIT);
+	ASSERT_EQ(send_ipip(&in, &daddr, &saddr), XDP_TX, "second packet");
+	ASSERT_EQ(counter(XS_C_FLOW_HIT) - hits, 1, "second packet from the cache");
+	ASSERT_EQ(daddr, first, "same backend");
+	ASSERT_EQ(ntohl(saddr) >> 16, 0xac10, "tunnel source in 172.16.0.0/16");
+
+	/* The tunnel source prefix: 172.16.0.0/16 -> 172.17.0.0/16. */
+	xs_parse_cidr("172.17.0.0/16", AF_INET, &svc.src4, &svc.src4_bits);
+	txn = xs_txn_begin(&env.h);
+	if (!ASSERT_TRUE(txn && !xs_txn_service(txn, &key, &svc) && !xs_txn_commit(txn),
+			 "service change"))
+		return;
+	hits = counter(XS_C_FLOW_HIT);
+	ASSERT_EQ(send_ipip(&in, &daddr, &saddr), XDP_TX, "after the service change");
+	ASSERT_EQ(ntohl(saddr) >> 16, 0xac11, "the new tunnel source prefix, at once");
+	ASSERT_EQ(daddr, first, "same backend");
+	ASSERT_EQ(counter(XS_C_FLOW_HIT) - hits, 1, "still an established flow");
+
+	/* Remove the flow's backend: the pool first, then the target. */
+	if (!ASSERT_EQ(xs_pool_read(&env.h, id, &pool), 0, "pool read"))
+		return;
+	for (b = 0; b < pool.hdr.n_buckets; b++)
+		if (bpf_map_lookup_elem(env.h.targets_fd, &pool.bucket[b], &t) == 0 &&
+		    t.addr[3] == first)
+			target = pool.bucket[b];
+	for (b = pool.hdr.n_buckets; b-- > 0;)
+		if (pool.bucket[b] == target)
+			xs_pool_remove(&pool, b);
+	ASSERT_EQ(xs_pool_publish(&env.h, id, &pool), 0, "pool without the backend");
+	xs_pool_free(&pool);
+	ASSERT_EQ(send_ipip(&in, &daddr, &saddr), XDP_TX, "after the pool change");
+	ASSERT_EQ(daddr, first, "a pinned flow stays while its backend lives");
+	ASSERT_EQ(xs_target_write(&env.h, target, &gone), 0, "backend removed");
+	ASSERT_EQ(send_ipip(&in, &daddr, &saddr), XDP_TX, "after the removal");
+	ASSERT_TRUE(daddr != first, "the flow left the removed backend at its next packet");
+	again_from_cache(&in, XDP_TX, NULL, 0, "re-pinned flow");
 }
 
 TEST(non_vip_traffic_untouched)
@@ -343,6 +457,8 @@ TEST(non_vip_traffic_untouched)
 
 int main(void)
 {
+	if (stay_on_cpu0("prog_lb"))
+		return 1;
 	if (netns_setup() || prog_env_open(&env, 4096, XDP_PASS) ||
 	    prog_env_targets(&env, XS_ALGO_JUMP, 0, 0, seed)) {
 		fprintf(stderr, "FAIL: cannot set up the namespace or load the XDP program\n");
@@ -357,6 +473,7 @@ int main(void)
 	RUN(icmp_error_follows_its_flow);
 	RUN(echo_request_to_vip_is_answered);
 	RUN(too_big_is_counted_and_dropped);
+	RUN(cached_flow_follows_changes);
 	RUN(non_vip_traffic_untouched);
 	prog_env_close(&env);
 	return test_summary("prog_lb");

@@ -7,7 +7,7 @@
  * keeps one target for all its packets (its hand's tie-break order).
  */
 #define _GNU_SOURCE
-#include <sched.h>
+#include "cpu0.h"
 #include <time.h>
 #include <linux/bpf.h>
 #include "prog_env.h"
@@ -145,18 +145,10 @@ TEST(unpinned_shuffle_flow_keeps_its_target)
 
 int main(void)
 {
-	cpu_set_t one;
-
-	/* The bucket is per CPU and a test run executes on the calling CPU: stay
-	 * on one, so the bound below is one CPU's (the scheduler would otherwise
-	 * spread the runs over two buckets). */
-	CPU_ZERO(&one);
-	CPU_SET(0, &one);
-	if (sched_setaffinity(0, sizeof(one), &one)) {
-		perror("sched_setaffinity");
-		printf("prog_pinflood: 0 passed, 1 failed\n");
+	/* The bucket is per CPU: on one CPU the bound below is one CPU's (the
+	 * scheduler would otherwise spread the runs over two buckets). */
+	if (stay_on_cpu0("prog_pinflood"))
 		return 1;
-	}
 	RUN(rate_limit_protects_established_pins);
 	RUN(unpinned_shuffle_flow_keeps_its_target);
 	return test_summary("prog_pinflood");
