@@ -565,7 +565,7 @@ static __always_inline int xs_deliver_backend(struct xdp_md *ctx, const struct x
 {
 	struct xs_service_stats *ss;
 	struct xs_nexthop *nh = NULL;
-	struct xs_recipe r;
+	struct xs_recipe r = {};
 	__u32 id = svc->id;
 	int rc;
 
@@ -588,8 +588,10 @@ static __always_inline int xs_deliver_backend(struct xdp_md *ctx, const struct x
 	r.epoch = epoch;
 	r.ready = 1;
 	if (cached && cached->pool == id && cached->pin.target == pin->target &&
-	    cached->pin.uid == pin->uid && xs_flow_key_eq(&cached->key, &p->key))
+	    cached->pin.uid == pin->uid && xs_flow_key_eq(&cached->key, &p->key)) {
 		cached->recipe = r;
+		xs_count(XS_C_RECIPE_MADE);
+	}
 	return xs_send(ctx, p, &r, ss);
 }
 

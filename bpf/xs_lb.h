@@ -317,7 +317,7 @@ static __always_inline int xs_send_no_neigh(struct xdp_md *ctx, const struct xs_
 {
 	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = data;
-	struct xs_recipe r;
+	struct xs_recipe r = {};
 	int rc;
 
 	if (svc->encap != XS_ENCAP_L2) {

@@ -244,7 +244,8 @@ XS_INLINE __u64 xs_target_load(__u32 target, __u64 packets, __u64 dequeued, __u6
 	X(XS_C_ICMP_ERROR, icmp_error_steered, "info")                        \
 	X(XS_C_ICMP_BAD_QUOTE, icmp_bad_quote, "info")                        \
 	X(XS_C_TX, tx, "info")                                                \
-	X(XS_C_TX_REDIRECT, tx_redirect, "info")
+	X(XS_C_TX_REDIRECT, tx_redirect, "info")                              \
+	X(XS_C_RECIPE_MADE, recipe_made, "info")
 
 #define XS_COUNTER_ENUM(e, name, kind) e,
 enum xs_counter { XS_COUNTERS(XS_COUNTER_ENUM) XS_C_MAX };

@@ -355,10 +355,11 @@ int xs_cmd_detach(const struct xs_args *a)
 			printf("%s no longer exists; removed its xdpsteer pins\n", ifname);
 		return err;
 	}
-	err = xs_open(ifname, &h);
+	/* The program pin is all detach needs: an attachment by another version
+	 * of xdpsteer, with other maps, is detached all the same. */
+	err = xs_locate(ifname, &h);
 	if (err)
 		return err;
-	xs_close(&h);
 	fd = xs_obj_get(&h, XS_PIN_PROG_XDP);
 	if (fd < 0)
 		return fd;

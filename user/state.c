@@ -120,27 +120,14 @@ int xs_obj_get(const struct xs_handle *h, const char *name)
 	return fd;
 }
 
-int xs_open(const char *ifname, struct xs_handle *h)
+static void xs_fds(struct xs_handle *h, bool close_them);
+
+int xs_locate(const char *ifname, struct xs_handle *h)
 {
-	struct {
-		const char *name;
-		int *fd;
-	} maps[] = {
-		{ "xs_pools", &h->pools_fd },	  { "xs_targets", &h->targets_fd },
-		{ "xs_target_stats", &h->stats_fd }, { "xs_counters", &h->counters_fd },
-		{ "xs_flows", &h->flows_fd },	  { "xs_cpumap", &h->cpumap_fd },
-		{ "xs_devmap", &h->devmap_fd },	  { "xs_self", &h->self_fd },
-		{ "xs_dev_ids", &h->dev_ids_fd },  { "xs_services", &h->services_fd },
-		{ "xs_vips", &h->vips_fd },	  { "xs_service_stats", &h->service_stats_fd },
-		{ "xs_tx_ports", &h->tx_ports_fd },  { "xs_service_by_id", &h->service_by_id_fd },
-		{ "xs_epoch", &h->epoch_fd },
-	};
-	size_t i;
 	int err;
 
 	memset(h, 0, sizeof(*h));
-	for (i = 0; i < XS_ARRAY_SIZE(maps); i++)
-		*maps[i].fd = -1;
+	xs_fds(h, false);
 	err = xs_check_env();
 	if (err)
 		return err;
@@ -165,7 +152,40 @@ int xs_open(const char *ifname, struct xs_handle *h)
 		pr_warn("cannot count possible CPUs: %s\n", strerror(-h->nr_cpus));
 		return h->nr_cpus ? h->nr_cpus : -EINVAL;
 	}
+	return 0;
+}
+
+int xs_open(const char *ifname, struct xs_handle *h)
+{
+	struct {
+		const char *name;
+		int *fd;
+	} maps[] = {
+		{ "xs_pools", &h->pools_fd },	  { "xs_targets", &h->targets_fd },
+		{ "xs_target_stats", &h->stats_fd }, { "xs_counters", &h->counters_fd },
+		{ "xs_flows", &h->flows_fd },	  { "xs_cpumap", &h->cpumap_fd },
+		{ "xs_devmap", &h->devmap_fd },	  { "xs_self", &h->self_fd },
+		{ "xs_dev_ids", &h->dev_ids_fd },  { "xs_services", &h->services_fd },
+		{ "xs_vips", &h->vips_fd },	  { "xs_service_stats", &h->service_stats_fd },
+		{ "xs_tx_ports", &h->tx_ports_fd },  { "xs_service_by_id", &h->service_by_id_fd },
+		{ "xs_epoch", &h->epoch_fd },
+	};
+	char path[PATH_MAX];
+	size_t i;
+	int err;
+
+	err = xs_locate(ifname, h);
+	if (err)
+		return err;
 	for (i = 0; i < XS_ARRAY_SIZE(maps); i++) {
+		if (!xs_pin_path(path, sizeof(path), h->dir, maps[i].name) &&
+		    access(path, F_OK) && errno == ENOENT) {
+			pr_warn("%s: the attachment has no %s: another version of xdpsteer "
+				"attached it; run `xdpsteer detach %s` and attach again\n",
+				ifname, maps[i].name, ifname);
+			xs_close(h);
+			return -ENOENT;
+		}
 		*maps[i].fd = xs_obj_get(h, maps[i].name);
 		if (*maps[i].fd < 0) {
 			err = *maps[i].fd;
@@ -205,7 +225,8 @@ void xs_epoch_bump(const struct xs_handle *h)
 	__atomic_add_fetch(h->epoch, 1, __ATOMIC_SEQ_CST);
 }
 
-void xs_close(struct xs_handle *h)
+/* Every map fd of @h set to -1, each closed first if @close_them. */
+static void xs_fds(struct xs_handle *h, bool close_them)
 {
 	int *fds[] = { &h->pools_fd, &h->targets_fd, &h->stats_fd, &h->counters_fd,
 		       &h->flows_fd, &h->cpumap_fd, &h->devmap_fd, &h->self_fd,
@@ -213,14 +234,19 @@ void xs_close(struct xs_handle *h)
 		       &h->tx_ports_fd, &h->service_by_id_fd, &h->epoch_fd };
 	size_t i;
 
-	if (h->epoch)
-		munmap(h->epoch, sizeof(*h->epoch));
-	h->epoch = NULL;
 	for (i = 0; i < XS_ARRAY_SIZE(fds); i++) {
-		if (*fds[i] >= 0)
+		if (close_them && *fds[i] >= 0)
 			close(*fds[i]);
 		*fds[i] = -1;
 	}
+}
+
+void xs_close(struct xs_handle *h)
+{
+	if (h->epoch)
+		munmap(h->epoch, sizeof(*h->epoch));
+	h->epoch = NULL;
+	xs_fds(h, true);
 }
 
 /* What a command read and opened, let go in one place: @all and @pool may be empty. */

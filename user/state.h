@@ -54,6 +54,9 @@ int xs_ifindex(const char *ifname);
 int xs_pin_dir(char *buf, size_t len, const char *ifname);
 int xs_pin_path(char *buf, size_t len, const char *dir, const char *name);
 bool xs_is_attached(const char *ifname);
+/* The attachment on @ifname: interface, pin directory, CPU count; no map opened. */
+int xs_locate(const char *ifname, struct xs_handle *h);
+/* xs_locate(), then every pinned map and the mapped epoch; xs_close() undoes it. */
 int xs_open(const char *ifname, struct xs_handle *h);
 void xs_close(struct xs_handle *h);
 int xs_obj_get(const struct xs_handle *h, const char *name);

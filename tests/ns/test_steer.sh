@@ -343,6 +343,15 @@ t_cli_errors() {
 	assert_eq "passed packets delivered" \
 		"$(pyx 'sum(v["received"] for v in d["flows"].values())' "$T.recv.json")" 20
 
+	# An attachment by another version of xdpsteer, made here by taking a map
+	# pin away: commands say what is missing and what to do; detach works.
+	rm "$PIN_ROOT/$IF_STEER/xs_epoch"
+	expect_error "a map pin missing" "has no xs_epoch: another version of xdpsteer.*detach" \
+		xs stats "$IF_STEER"
+	xs detach "$IF_STEER" >/dev/null
+	[ ! -e "$PIN_ROOT/$IF_STEER" ] || fail "detach left $PIN_ROOT/$IF_STEER"
+	echo "ok: an attachment missing a map pin is refused with advice, and detached"
+
 	# Shuffle entropy: hand 15 allows 16 targets (16^15 = 2^60), not 17.
 	for ((i = 1; i <= 15; i++)); do
 		add_dev_target_if "e$i"

@@ -4,14 +4,14 @@
  * with its own veths, routes and permanent neighbours, so bpf_fib_lookup()
  * answers. Each case checks the verdict and the exact output bytes against
  * a frame built here independently (outer header, checksum, TTL, DSCP).
- * The whole test runs on CPU 0, so a flow's second packet finds the entry
+ * The whole test runs on one CPU, so a flow's second packet finds the entry
  * its first one left in that CPU's flow cache: each case sends its packet
  * twice and holds the cached way (the recipe) to the same bytes.
  */
 #define _GNU_SOURCE
 #include <stddef.h>
 #include <linux/bpf.h>
-#include "cpu0.h"
+#include "one_cpu.h"
 #include "pkt.h"
 #include "test.h"
 
@@ -85,22 +85,25 @@ static void expect_ipip4(struct pkt *want, const struct pkt *in, const unsigned 
 
 /*
  * Send @in again: its flow is established now, so it must be sent from its
- * cache entry's recipe (one more flow_hit), with @verdict and the very bytes
- * of the first time (@first, @first_len).
+ * cache entry's recipe (one more flow_hit, and no recipe made: the long way
+ * would have made one), with @verdict and the very bytes of the first time
+ * (@first, @first_len).
  */
 static void again_from_cache(const struct pkt *in, int verdict, const unsigned char *first,
 			     __u32 first_len, const char *what)
 {
 	unsigned char out[2048];
 	__u32 out_len = sizeof(out);
-	__u64 hits = counter(XS_C_FLOW_HIT);
+	__u64 hits = counter(XS_C_FLOW_HIT), made = counter(XS_C_RECIPE_MADE);
 	int ret;
 
 	ret = prog_env_run_on(&env, if_a, in->buf, in->len, 1, out, &out_len, NULL);
 	ASSERT_TRUE(ret == verdict, "%s, from the cache: verdict %d, want %d", what, ret, verdict);
 	hits = counter(XS_C_FLOW_HIT) - hits;
-	ASSERT_TRUE(hits == 1, "%s: the second packet hits the cache (%llu hits)", what,
-		    (unsigned long long)hits);
+	made = counter(XS_C_RECIPE_MADE) - made;
+	ASSERT_TRUE(hits == 1 && made == 0,
+		    "%s: the second packet is sent from its recipe (%llu hits, %llu recipes made)",
+		    what, (unsigned long long)hits, (unsigned long long)made);
 	if (first && ASSERT_TRUE(out_len == first_len, "%s, from the cache: %u bytes, want %u",
 				 what, out_len, first_len))
 		ASSERT_TRUE(!memcmp(out, first, out_len), "%s, from the cache: same bytes", what);
@@ -261,6 +264,7 @@ TEST(icmp_error_follows_its_flow)
 	struct xs_flow_key k;
 	struct xs_decision d;
 	struct pkt in, err;
+	__u64 steered, made;
 	__u8 *icmp;
 	int ret;
 
@@ -298,10 +302,14 @@ TEST(icmp_error_follows_its_flow)
 		}
 		pkt_finish(&err);
 		out_len = sizeof(out);
+		steered = counter(XS_C_ICMP_ERROR);
+		made = counter(XS_C_RECIPE_MADE);
 		ret = prog_env_run_on(&env, if_a, err.buf, err.len, 1, out, &out_len, NULL);
 		ASSERT_EQ(ret, XDP_TX, "ICMP error");
 		memcpy(&got_backend, out + 14 + offsetof(struct iphdr, daddr), 4);
 		ASSERT_EQ(got_backend, want_backend, "the error goes to the flow's backend");
+		ASSERT_EQ(counter(XS_C_ICMP_ERROR) - steered, 1, "icmp_error_steered");
+		ASSERT_EQ(counter(XS_C_RECIPE_MADE) - made, 0, "sent from the flow's recipe");
 	}
 	/* And that backend is what lookup's decision code says for the flow. */
 	v4_key(&k, "198.51.100.12", "10.99.0.5", 41015, 80);
@@ -391,7 +399,7 @@ TEST(cached_flow_follows_changes)
 	__be32 daddr, saddr, first;
 	__u32 id, target = XS_NO_TARGET, b;
 	struct xs_txn *txn;
-	__u64 hits;
+	__u64 hits, made;
 	struct pkt in;
 
 	id = add_service("10.99.0.6:80/tcp", XS_ENCAP_IPIP, be, 4);
@@ -400,10 +408,14 @@ TEST(cached_flow_follows_changes)
 	    !ASSERT_EQ(xs_service_get(&env.h, &key, &svc), 0, "service read"))
 		return;
 	client_pkt(&in, 0, "198.51.100.20", "10.99.0.6", 42000, 80, 0);
+	made = counter(XS_C_RECIPE_MADE);
 	ASSERT_EQ(send_ipip(&in, &first, &saddr), XDP_TX, "first packet");
+	ASSERT_EQ(counter(XS_C_RECIPE_MADE) - made, 1, "the first packet makes the recipe");
+	made = counter(XS_C_RECIPE_MADE);
 	hits = counter(XS_C_FLOW_HIT);
 	ASSERT_EQ(send_ipip(&in, &daddr, &saddr), XDP_TX, "second packet");
 	ASSERT_EQ(counter(XS_C_FLOW_HIT) - hits, 1, "second packet from the cache");
+	ASSERT_EQ(counter(XS_C_RECIPE_MADE) - made, 0, "second packet from the recipe");
 	ASSERT_EQ(daddr, first, "same backend");
 	ASSERT_EQ(ntohl(saddr) >> 16, 0xac10, "tunnel source in 172.16.0.0/16");
 
@@ -414,10 +426,13 @@ TEST(cached_flow_follows_changes)
 			 "service change"))
 		return;
 	hits = counter(XS_C_FLOW_HIT);
+	made = counter(XS_C_RECIPE_MADE);
 	ASSERT_EQ(send_ipip(&in, &daddr, &saddr), XDP_TX, "after the service change");
 	ASSERT_EQ(ntohl(saddr) >> 16, 0xac11, "the new tunnel source prefix, at once");
 	ASSERT_EQ(daddr, first, "same backend");
 	ASSERT_EQ(counter(XS_C_FLOW_HIT) - hits, 1, "still an established flow");
+	ASSERT_EQ(counter(XS_C_RECIPE_MADE) - made, 1, "its recipe made again");
+	again_from_cache(&in, XDP_TX, NULL, 0, "after the service change");
 
 	/* Remove the flow's backend: the pool first, then the target. */
 	if (!ASSERT_EQ(xs_pool_read(&env.h, id, &pool), 0, "pool read"))
@@ -457,7 +472,7 @@ TEST(non_vip_traffic_untouched)
 
 int main(void)
 {
-	if (stay_on_cpu0("prog_lb"))
+	if (stay_on_one_cpu("prog_lb"))
 		return 1;
 	if (netns_setup() || prog_env_open(&env, 4096, XDP_PASS) ||
 	    prog_env_targets(&env, XS_ALGO_JUMP, 0, 0, seed)) {

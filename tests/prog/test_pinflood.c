@@ -7,7 +7,7 @@
  * keeps one target for all its packets (its hand's tie-break order).
  */
 #define _GNU_SOURCE
-#include "cpu0.h"
+#include "one_cpu.h"
 #include <time.h>
 #include <linux/bpf.h>
 #include "prog_env.h"
@@ -147,7 +147,7 @@ int main(void)
 {
 	/* The bucket is per CPU: on one CPU the bound below is one CPU's (the
 	 * scheduler would otherwise spread the runs over two buckets). */
-	if (stay_on_cpu0("prog_pinflood"))
+	if (stay_on_one_cpu("prog_pinflood"))
 		return 1;
 	RUN(rate_limit_protects_established_pins);
 	RUN(unpinned_shuffle_flow_keeps_its_target);
