@@ -106,18 +106,22 @@ int xs_obj_get(const struct xs_handle *h, const char *name)
 	err = xs_pin_path(path, sizeof(path), h->dir, name);
 	if (!err)
 		err = xs_check_not_link(path);
-	if (err) {
-		if (err != -ELOOP)
-			pr_warn("cannot open %s/%s: %s\n", h->dir, name, strerror(-err));
-		return err;
-	}
-	fd = bpf_obj_get(path);
-	if (fd < 0) {
+	if (err == -ELOOP)
+		return err; /* xs_check_not_link() said why */
+	if (!err) {
+		fd = bpf_obj_get(path);
+		if (fd >= 0)
+			return fd;
 		err = -errno;
-		pr_warn("cannot open pinned object %s: %s\n", path, strerror(-err));
-		return err;
 	}
-	return fd;
+	/* Callers have found the attachment: a pin it lacks is another version's. */
+	if (err == -ENOENT)
+		pr_warn("%s: the attachment has no %s: another version of xdpsteer attached it; "
+			"run `xdpsteer detach %s` and attach again\n",
+			h->ifname, name, h->ifname);
+	else
+		pr_warn("cannot open pinned object %s/%s: %s\n", h->dir, name, strerror(-err));
+	return err;
 }
 
 static void xs_fds(struct xs_handle *h, bool close_them);
@@ -170,7 +174,6 @@ int xs_open(const char *ifname, struct xs_handle *h)
 		{ "xs_tx_ports", &h->tx_ports_fd },  { "xs_service_by_id", &h->service_by_id_fd },
 		{ "xs_epoch", &h->epoch_fd },
 	};
-	char path[PATH_MAX];
 	size_t i;
 	int err;
 
@@ -178,14 +181,6 @@ int xs_open(const char *ifname, struct xs_handle *h)
 	if (err)
 		return err;
 	for (i = 0; i < XS_ARRAY_SIZE(maps); i++) {
-		if (!xs_pin_path(path, sizeof(path), h->dir, maps[i].name) &&
-		    access(path, F_OK) && errno == ENOENT) {
-			pr_warn("%s: the attachment has no %s: another version of xdpsteer "
-				"attached it; run `xdpsteer detach %s` and attach again\n",
-				ifname, maps[i].name, ifname);
-			xs_close(h);
-			return -ENOENT;
-		}
 		*maps[i].fd = xs_obj_get(h, maps[i].name);
 		if (*maps[i].fd < 0) {
 			err = *maps[i].fd;
