@@ -236,11 +236,16 @@ static void xs_fds(struct xs_handle *h, bool close_them)
 	}
 }
 
-void xs_close(struct xs_handle *h)
+void xs_epoch_unmap(struct xs_handle *h)
 {
 	if (h->epoch)
 		munmap(h->epoch, sizeof(*h->epoch));
 	h->epoch = NULL;
+}
+
+void xs_close(struct xs_handle *h)
+{
+	xs_epoch_unmap(h);
 	xs_fds(h, true);
 }
 

@@ -83,6 +83,7 @@ int xs_targets_read(const struct xs_handle *h, struct xs_target *all);
 /* Write target @id, then end the epoch: cached flows see the change from their next packet. */
 int xs_target_write(const struct xs_handle *h, __u32 id, const struct xs_target *t);
 int xs_epoch_map(struct xs_handle *h);
+void xs_epoch_unmap(struct xs_handle *h);
 void xs_epoch_bump(const struct xs_handle *h);
 int xs_stats_read(const struct xs_handle *h, __u32 id, struct xs_target_stats *sum,
 		  struct xs_target_stats *percpu);

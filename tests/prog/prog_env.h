@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/mman.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "clock.h"
@@ -123,9 +122,7 @@ static inline int prog_env_open(struct prog_env *e, __u32 flow_entries, __u32 un
 
 static inline void prog_env_close(struct prog_env *e)
 {
-	if (e->h.epoch)
-		munmap(e->h.epoch, sizeof(*e->h.epoch));
-	e->h.epoch = NULL;
+	xs_epoch_unmap(&e->h); /* not xs_close(): the skeleton owns the map fds */
 	xs_pool_free(&e->pool);
 	xdpsteer__destroy(e->skel);
 	e->skel = NULL;
