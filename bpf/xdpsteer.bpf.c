@@ -595,15 +595,21 @@ static __always_inline int xs_deliver_backend(struct xdp_md *ctx, const struct x
 	return xs_send(ctx, p, &r, ss);
 }
 
+/* A packet whose flow the cache answered; an ICMP error is counted steered for a service. */
+static __always_inline void xs_count_hit(const struct xs_parsed *p, int service)
+{
+	xs_count(XS_C_FLOW_HIT);
+	if (p->icmp == XS_ICMP_ERROR && service)
+		xs_count(XS_C_ICMP_ERROR);
+}
+
 /* An established service flow whose recipe is current: no other lookup. */
 static __always_inline int xs_deliver_cached(struct xdp_md *ctx, const struct xs_parsed *p,
 					     const struct xs_flow_cache_entry *c)
 {
 	struct xs_service_stats *ss;
 
-	xs_count(XS_C_FLOW_HIT);
-	if (p->icmp == XS_ICMP_ERROR)
-		xs_count(XS_C_ICMP_ERROR);
+	xs_count_hit(p, 1);
 	ss = xs_count_backend(c->pool, c->pin.target, p->ip_len);
 	return xs_send(ctx, p, &c->recipe, ss);
 }
@@ -693,9 +699,7 @@ int xdpsteer_xdp(struct xdp_md *ctx)
 		}
 		t = hit ? xs_live_target(hit->pin.target, hit->pin.uid) : NULL;
 		if (hit && t) {
-			xs_count(XS_C_FLOW_HIT);
-			if (p.icmp == XS_ICMP_ERROR && hit->pool != XS_POOL_QUEUES)
-				xs_count(XS_C_ICMP_ERROR);
+			xs_count_hit(&p, hit->pool != XS_POOL_QUEUES);
 			pin = hit->pin;
 			if (hit->pool == XS_POOL_QUEUES)
 				goto queue;
