@@ -40,7 +40,8 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 CFLAGS ?= -O2 -g
-CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -Iinclude -I$(BUILD) $(PKG_CFLAGS)
+CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -Iinclude -Iuser/lib -Iuser/sim -I$(BUILD) \
+	$(PKG_CFLAGS)
 LDLIBS += $(PKG_LIBS) -lelf -lz -lm
 
 ifeq ($(SANITIZE),1)
@@ -53,7 +54,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -Wall -Wno-un
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
 SKEL := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
-HEADERS := $(wildcard include/*.h bpf/*.h user/*.h)
+HEADERS := $(wildcard include/*.h bpf/*.h user/*/*.h)
 
 # The bench-only "big" build (make bench, in $(BUILD)/big): the same sources
 # with larger limits, so bench_apply can time 65536 targets. A full pool of
@@ -66,8 +67,16 @@ CFLAGS += $(BIG_LIMITS)
 BPF_CFLAGS += $(BIG_LIMITS)
 endif
 
-LIB_SRC := $(filter-out user/main.c,$(wildcard user/*.c))
+# Three layers, a folder each: user/lib (libxdpsteer.a: the model, the maps,
+# the transactions), user/sim (libxssim.a: the simulator) and user/cmd (the
+# command line, linked into build/xdpsteer with both).
+LIB_SRC := $(wildcard user/lib/*.c)
 LIB_OBJ := $(patsubst user/%.c,$(BUILD)/user/%.o,$(LIB_SRC))
+SIM_SRC := $(wildcard user/sim/*.c)
+SIM_OBJ := $(patsubst user/%.c,$(BUILD)/user/%.o,$(SIM_SRC))
+CMD_SRC := $(wildcard user/cmd/*.c)
+CMD_OBJ := $(patsubst user/%.c,$(BUILD)/user/%.o,$(CMD_SRC))
+LIBS := $(BUILD)/libxssim.a $(BUILD)/libxdpsteer.a
 CLI := $(BUILD)/xdpsteer
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/*.c))
@@ -87,7 +96,7 @@ all: $(CLI)
 deps:
 	$(Q)tests/deps.sh
 
-$(BUILD) $(BUILD)/user $(BUILD)/tests $(BUILD)/bench:
+$(BUILD) $(BUILD)/user/lib $(BUILD)/user/sim $(BUILD)/user/cmd $(BUILD)/tests $(BUILD)/bench:
 	$(Q)mkdir -p $@
 
 $(BUILD)/%.bpf.o: bpf/%.bpf.c $(HEADERS) | $(BUILD)
@@ -98,33 +107,37 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $* > $@
 
-$(BUILD)/user/%.o: user/%.c $(SKEL) $(HEADERS) | $(BUILD)/user
+$(BUILD)/user/%.o: user/%.c $(SKEL) $(HEADERS) | $(BUILD)/user/lib $(BUILD)/user/sim $(BUILD)/user/cmd
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/libxdpsteer.a: $(LIB_OBJ)
 	$(call msg,AR,$@)
-	$(Q)$(AR) rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(CLI): $(BUILD)/user/main.o $(BUILD)/libxdpsteer.a
+$(BUILD)/libxssim.a: $(SIM_OBJ)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(CLI): $(CMD_OBJ) $(LIBS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-$(BUILD)/tests/%: tests/unit/%.c tests/test.h tests/prog/pkt.h $(HEADERS) $(BUILD)/libxdpsteer.a | $(BUILD)/tests
+$(BUILD)/tests/%: tests/unit/%.c tests/test.h tests/prog/pkt.h $(HEADERS) $(LIBS) | $(BUILD)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests -Iuser $< $(BUILD)/libxdpsteer.a $(LDFLAGS) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) -Itests $< $(LIBS) $(LDFLAGS) $(LDLIBS) -o $@
 
-$(BUILD)/tests/%: tests/prog/%.c tests/test.h tests/prog/*.h $(HEADERS) $(SKEL) $(BUILD)/libxdpsteer.a | $(BUILD)/tests
+$(BUILD)/tests/%: tests/prog/%.c tests/test.h tests/prog/*.h $(HEADERS) $(SKEL) $(LIBS) | $(BUILD)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests -Itests/prog -Iuser $< $(BUILD)/libxdpsteer.a $(LDFLAGS) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) -Itests -Itests/prog $< $(LIBS) $(LDFLAGS) $(LDLIBS) -o $@
 
 $(BUILD)/bench/%.bpf.o: tests/bench/%.bpf.c | $(BUILD)/bench
 	$(call msg,BPF,$@)
 	$(Q)$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-$(BUILD)/bench/%: tests/bench/%.c tests/bench/*.h tests/prog/*.h $(HEADERS) $(SKEL) $(BUILD)/libxdpsteer.a | $(BUILD)/bench
+$(BUILD)/bench/%: tests/bench/%.c tests/bench/*.h tests/prog/*.h $(HEADERS) $(SKEL) $(LIBS) | $(BUILD)/bench
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests -Itests/prog -Iuser $< $(BUILD)/libxdpsteer.a $(LDFLAGS) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) -Itests -Itests/prog $< $(LIBS) $(LDFLAGS) $(LDLIBS) -o $@
 
 # bench_apply counts the map calls libxdpsteer.a makes by wrapping them at
 # link time (tests/bench/map_count.c), so the library itself is not changed.
@@ -133,19 +146,19 @@ APPLY_WRAPS := bpf_map_update_elem bpf_map_delete_elem bpf_map_update_batch \
 	bpf_map_lookup_elem bpf_map_lookup_batch bpf_map_get_next_key bpf_map_get_fd_by_id \
 	bpf_obj_get_info_by_fd bpf_btf_get_fd_by_id btf__load_from_kernel_by_id xs_neigh_manage
 
-$(BUILD)/bench/bench_apply: tests/bench/bench_apply.c $(BENCH_HELPERS) tests/bench/*.h tests/prog/*.h $(HEADERS) $(SKEL) $(BUILD)/libxdpsteer.a | $(BUILD)/bench
+$(BUILD)/bench/bench_apply: tests/bench/bench_apply.c $(BENCH_HELPERS) tests/bench/*.h tests/prog/*.h $(HEADERS) $(SKEL) $(LIBS) | $(BUILD)/bench
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests -Itests/prog -Iuser $< $(BENCH_HELPERS) $(BUILD)/libxdpsteer.a \
+	$(Q)$(CC) $(CFLAGS) -Itests -Itests/prog $< $(BENCH_HELPERS) $(LIBS) \
 		$(LDFLAGS) $(foreach f,$(APPLY_WRAPS),-Wl,--wrap=$(f)) $(LDLIBS) -o $@
 
 # The fuzzer is built by clang with libFuzzer, ASan and UBSan, and compiles
 # the library sources itself so nothing in it is uninstrumented.
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	-Wall -Wno-unused-parameter -std=gnu11 -Iinclude -I$(BUILD) -Itests -Itests/prog -Iuser \
+	-Wall -Wno-unused-parameter -std=gnu11 -Iinclude -I$(BUILD) -Itests -Itests/prog -Iuser/lib \
 	$(PKG_CFLAGS)
 FUZZ := $(BUILD)/fuzz/fuzz_xdp
-FUZZ_LIB := $(filter-out user/cli.c user/cmd_%.c user/sim_%.c,$(LIB_SRC))
+FUZZ_LIB := $(LIB_SRC)
 
 $(BUILD)/fuzz:
 	$(Q)mkdir -p $@
@@ -208,7 +221,7 @@ demo: deps
 	$(Q)tests/demo.sh
 
 format:
-	clang-format -i include/*.h bpf/*.[ch] user/*.[ch] tests/*/*.[ch] tests/*.h
+	clang-format -i include/*.h bpf/*.[ch] user/*/*.[ch] tests/*/*.[ch] tests/*.h
 
 clean:
 	rm -rf build build-san

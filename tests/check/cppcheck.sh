@@ -8,11 +8,11 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
-mapfile -t files < <(ls user/*.[ch] include/*.h tests/*.h tests/*/*.[ch] | grep -v '\.bpf\.c$')
+mapfile -t files < <(ls user/*/*.[ch] include/*.h tests/*.h tests/*/*.[ch] | grep -v '\.bpf\.c$')
 if cppcheck --enable=warning,performance,portability --std=c11 --error-exitcode=1 \
 	--inline-suppr --suppressions-list=.cppcheck-suppressions \
 	--library=posix --library=tests/check/cppcheck.cfg \
-	-Iinclude -Iuser -Itests -Itests/prog -Itests/fuzz -q \
+	-Iinclude -Iuser/lib -Iuser/sim -Iuser/cmd -Itests -Itests/prog -Itests/fuzz -q \
 	--template='{file}:{line}: {severity}: {id}: {message}' "${files[@]}"; then
 	echo "cppcheck: ${#files[@]} files clean"
 	echo "cppcheck: 1 passed, 0 failed"

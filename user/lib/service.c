@@ -9,7 +9,7 @@
 #include <netinet/in.h>
 #include <sys/random.h>
 #include <bpf/bpf.h>
-#include "cli.h"
+#include "parse.h"
 #include "log.h"
 #include "service.h"
 #include "txn.h"

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include "cli.h"
+#include "parse.h"
 #include "endpoint.h"
 #include "log.h"
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <arpa/inet.h>
 #include "apply.h"
-#include "cli.h"
+#include "parse.h"
 
 static void xs_show_pool_hdr(const struct xs_pool_hdr *hdr, FILE *f)
 {

@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/stat.h>
-#include "cli.h"
+#include "parse.h"
 #include "config.h"
 #include "log.h"
 #include "target.h"

@@ -13,7 +13,7 @@
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
 #include "apply.h"
-#include "cli.h"
+#include "parse.h"
 #include "decide.h"
 #include "index.h"
 #include "log.h"

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <linux/types.h>
+#include "parse.h"
 
 #define XS_MAX_POS 8
 #define XS_MAX_OPTS 16
@@ -43,11 +44,5 @@ bool xs_flag(const struct xs_args *a, const char *name);
 int xs_cli_main(int argc, char **argv);
 void xs_usage_cmd(const struct xs_cmd *cmd, FILE *f);
 
-/* Typed parsers: each prints one line naming what was wrong and returns -EINVAL. */
-int xs_parse_u32(const char *s, const char *what, __u32 min, __u32 max, __u32 *out);
-int xs_parse_seed(const char *s, __u64 seed[2]);
-int xs_parse_duration(const char *s, const char *what, __u64 min_ms, __u64 max_ms, __u64 *ms);
-int xs_parse_fields(const char *s, const char *what, __u8 *out);
-int xs_format_fields(__u8 fields, char *buf, size_t len);
 
 #endif /* XS_CLI_H */

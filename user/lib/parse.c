@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "cli.h"
+#include "parse.h"
 #include "log.h"
 #include "xs_hash.h"
 
