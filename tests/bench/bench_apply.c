@@ -2,7 +2,7 @@
 /*
  * What `xdpsteer apply` costs, by the number of targets N and by the size of
  * the change: the wall time of parsing the file (xs_config_load) and of
- * applying it (xs_apply), the library's own code from libxdpsteer.a, and the
+ * committing it (xs_model_commit), the library's own code from libxdpsteer.a, and the
  * map writes it makes, counted by map_count.c through --wrap.
  *
  * The targets are the backends of one service (distinct IPv4 addresses,
@@ -28,7 +28,7 @@
 #include <time.h>
 #include <sys/stat.h>
 #include "prog_env.h"
-#include "apply.h"
+#include "config.h"
 #include "config.h"
 #include "map_count.h"
 
@@ -144,7 +144,8 @@ static int apply_topo(const struct topo *t, struct sample *s)
 {
 	int out = dup(1), err = dup(2), null = open("/dev/null", O_WRONLY);
 	int log = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600), rc;
-	struct xs_config c;
+	struct xs_model c;
+	struct xs_commit_opts o = { .origin = conf_path };
 	char first[512];
 	double t0;
 
@@ -161,10 +162,10 @@ static int apply_topo(const struct topo *t, struct sample *s)
 	if (!rc) {
 		map_count_reset(env.h.pools_fd);
 		t0 = now_ms();
-		rc = xs_apply(&env.h, &c, false);
+		rc = xs_model_commit(&env.h, &c, &o);
 		s->apply_ms = now_ms() - t0;
 		map_count_get(&s->mc);
-		xs_config_free(&c);
+		xs_model_free(&c);
 	}
 	fflush(stdout);
 	fflush(stderr);
@@ -283,7 +284,8 @@ static __u32 step_do(struct topo *t, const struct step *st)
 static int fresh_service(struct topo *t)
 {
 	struct sample none;
-	struct xs_config c;
+	struct xs_model c;
+	struct xs_commit_opts o = { .origin = conf_path };
 	FILE *f = fopen(conf_path, "w");
 	int rc;
 
@@ -298,12 +300,12 @@ static int fresh_service(struct topo *t)
 
 		fflush(stdout);
 		dup2(null, 1);
-		rc = xs_apply(&env.h, &c, false);
+		rc = xs_model_commit(&env.h, &c, &o);
 		fflush(stdout);
 		dup2(out, 1);
 		close(out);
 		close(null);
-		xs_config_free(&c);
+		xs_model_free(&c);
 	}
 	memset(t->weight, 0, t->n * sizeof(*t->weight));
 	memset(t->drain, 0, t->n * sizeof(*t->drain));

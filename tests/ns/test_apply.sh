@@ -18,6 +18,8 @@ fi
 
 # shellcheck source=tests/ns/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/ns/state.sh
+. "$(dirname "$0")/state.sh"
 
 BAD_DIR=$XS_TOP/tests/apply/bad
 SEED=5eed00000000000000000000000000c1
@@ -26,35 +28,6 @@ DEV_B=${DEV_PREFIX}b
 DEV_C=${DEV_PREFIX}c
 VIP4=10.9.0.10
 VIP6=2001:db8::10
-
-# dump_state FILE: every map that holds the configuration, as bpftool prints it.
-# xs_pools holds the inner map ids: any publish, even of an equal pool, shows.
-dump_state() {
-	local d=$PIN_ROOT/$IF_STEER m
-	for m in xs_pools pool0 xs_targets xs_services xs_service_by_id xs_vips xs_cpumap \
-		xs_devmap xs_dev_ids xs_self; do
-		echo "== $m"
-		"$BPFTOOL" map dump pinned "$d/$m"
-	done >"$1"
-	# Service pools, through xs_pools (pins of removed services linger).
-	"$BPFTOOL" -j map dump pinned "$d/xs_pools" | "$PYTHON" -c '
-import json, sys
-for e in json.load(sys.stdin):
-    print(e.get("key"), e.get("value"))' >>"$1"
-	for m in "$d"/pool*; do
-		echo "== $(basename "$m")"
-		"$BPFTOOL" map dump pinned "$m"
-	done >>"$1"
-}
-
-assert_same_state() { # WHAT BEFORE
-	dump_state "$XS_TMP/now.dump"
-	cmp -s "$2" "$XS_TMP/now.dump" || {
-		diff "$2" "$XS_TMP/now.dump" | head -20
-		fail "$1: pinned maps changed"
-	}
-	echo "ok: $1: maps byte-identical"
-}
 
 rich_config() { # FILE
 	cat >"$1" <<-EOF

@@ -2,7 +2,7 @@
 /*
  * The XDP object loaded straight from its skeleton, unattached and unpinned,
  * for BPF_PROG_TEST_RUN tests and benchmarks. The CLI's own library
- * (user/state.h) drives it through an xs_handle built from the skeleton.
+ * (user/lib) drives it through an xs_handle built from the skeleton.
  */
 #ifndef XS_TEST_PROG_ENV_H
 #define XS_TEST_PROG_ENV_H
@@ -17,7 +17,10 @@
 #include "clock.h"
 #include "decide.h"
 #include "map_sizes.h"
-#include "state.h"
+#include "pool.h"
+#include "stats.h"
+#include "target.h"
+#include "txn.h"
 #include "xdpsteer.skel.h"
 
 struct prog_env {

@@ -7,13 +7,26 @@
 #include "log.h"
 #include "xs_hash.h"
 
-static int xs_nopts(const struct xs_cmd *cmd)
+static int xs_count(const struct xs_opt *t)
 {
 	int n = 0;
 
-	while (cmd->opts && cmd->opts[n].name)
+	while (t && t[n].name)
 		n++;
 	return n;
+}
+
+static int xs_nopts(const struct xs_cmd *cmd)
+{
+	return xs_count(cmd->opts) + xs_count(cmd->keys);
+}
+
+/* Option @i of @cmd: its own options first, then the keys of the object it edits. */
+static const struct xs_opt *xs_opt_at(const struct xs_cmd *cmd, int i)
+{
+	int own = xs_count(cmd->opts);
+
+	return i < own ? &cmd->opts[i] : &cmd->keys[i - own];
 }
 
 const char *xs_arg(const struct xs_args *a, const char *name)
@@ -21,7 +34,7 @@ const char *xs_arg(const struct xs_args *a, const char *name)
 	int i, n = xs_nopts(a->cmd);
 
 	for (i = 0; i < n; i++)
-		if (!strcmp(a->cmd->opts[i].name, name))
+		if (!strcmp(xs_opt_at(a->cmd, i)->name, name))
 			return a->val[i];
 	return NULL;
 }
@@ -31,17 +44,34 @@ bool xs_flag(const struct xs_args *a, const char *name)
 	return xs_arg(a, name) != NULL;
 }
 
+int xs_args_keys(const struct xs_args *a, xs_key_setter set, void *spec)
+{
+	int i, own = xs_count(a->cmd->opts), n = xs_nopts(a->cmd), err;
+
+	for (i = own; i < n; i++) {
+		const struct xs_opt *o = xs_opt_at(a->cmd, i);
+
+		if (!a->val[i])
+			continue;
+		err = set(spec, o->name, o->arg ? a->val[i] : NULL);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 void xs_usage_cmd(const struct xs_cmd *cmd, FILE *f)
 {
 	int i, n = xs_nopts(cmd);
 
 	fprintf(f, "  xdpsteer %s %s\n      %s\n", cmd->words, cmd->synopsis, cmd->help);
 	for (i = 0; i < n; i++) {
+		const struct xs_opt *o = xs_opt_at(cmd, i);
 		char left[64];
 
-		snprintf(left, sizeof(left), "--%s%s%s", cmd->opts[i].name,
-			 cmd->opts[i].arg ? " " : "", cmd->opts[i].arg ? cmd->opts[i].arg : "");
-		fprintf(f, "        %-24s %s\n", left, cmd->opts[i].help);
+		snprintf(left, sizeof(left), "--%s%s%s", o->name, o->arg ? " " : "",
+			 o->arg ? o->arg : "");
+		fprintf(f, "        %-24s %s\n", left, o->help);
 	}
 }
 
@@ -91,16 +121,17 @@ static int xs_parse_args(const struct xs_cmd *cmd, int argc, char **argv, struct
 		eq = strchr(s, '=');
 		len = eq ? (size_t)(eq - s) : strlen(s);
 		for (j = 0; j < n; j++)
-			if (strlen(cmd->opts[j].name) == len && !strncmp(cmd->opts[j].name, s, len))
+			if (strlen(xs_opt_at(cmd, j)->name) == len &&
+			    !strncmp(xs_opt_at(cmd, j)->name, s, len))
 				break;
 		if (j == n) {
 			pr_warn("%s: unknown option '--%.*s'\n", cmd->words, (int)len, s);
 			goto usage;
 		}
-		if (!cmd->opts[j].arg) {
+		if (!xs_opt_at(cmd, j)->arg) {
 			if (eq) {
 				pr_warn("%s: option '--%s' takes no value\n", cmd->words,
-					cmd->opts[j].name);
+					xs_opt_at(cmd, j)->name);
 				goto usage;
 			}
 			a->val[j] = "";
@@ -110,7 +141,7 @@ static int xs_parse_args(const struct xs_cmd *cmd, int argc, char **argv, struct
 			a->val[j] = argv[++i];
 		} else {
 			pr_warn("%s: option '--%s' needs a value (%s)\n", cmd->words,
-				cmd->opts[j].name, cmd->opts[j].arg);
+				xs_opt_at(cmd, j)->name, xs_opt_at(cmd, j)->arg);
 			goto usage;
 		}
 	}

@@ -9,16 +9,14 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <linux/types.h>
+#include "model.h"
 #include "parse.h"
 
 #define XS_MAX_POS 8
-#define XS_MAX_OPTS 16
+#define XS_MAX_OPTS 24
 
-struct xs_opt {
-	const char *name;  /* long option, without the dashes */
-	const char *arg;   /* placeholder of its value, NULL for a flag */
-	const char *help;
-};
+/* An option: --name [arg]. The same struct as the model's keys, which commands take as options. */
+#define xs_opt xs_key
 
 struct xs_args {
 	const struct xs_cmd *cmd;
@@ -32,7 +30,8 @@ struct xs_cmd {
 	const char *synopsis; /* positional part of the usage line */
 	const char *help;
 	int min_pos, max_pos;
-	const struct xs_opt *opts; /* NULL-name terminated, may be NULL */
+	const struct xs_opt *opts; /* the command's own options, NULL-name terminated, or NULL */
+	const struct xs_key *keys; /* then the keys of the object it edits (model.h), or NULL */
 	int (*run)(const struct xs_args *a);
 };
 
@@ -41,6 +40,8 @@ extern const struct xs_cmd xs_commands[];
 /* Option value by name; NULL when not given. */
 const char *xs_arg(const struct xs_args *a, const char *name);
 bool xs_flag(const struct xs_args *a, const char *name);
+/* Each of cmd->keys that was given, into @set (a model spec setter): 0 or its error. */
+int xs_args_keys(const struct xs_args *a, xs_key_setter set, void *spec);
 int xs_cli_main(int argc, char **argv);
 void xs_usage_cmd(const struct xs_cmd *cmd, FILE *f);
 

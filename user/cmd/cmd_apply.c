@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <sys/inotify.h>
 #include <sys/signalfd.h>
-#include "apply.h"
+#include "config.h"
 #include "commands.h"
 #include "log.h"
 
@@ -19,27 +19,34 @@
 int xs_cmd_show(const struct xs_args *a)
 {
 	struct xs_handle h;
+	struct xs_model m;
 	int err;
 
 	err = xs_open(a->pos[0], &h);
 	if (err)
 		return err;
-	err = xs_show(&h, stdout);
+	err = xs_model_load(&h, &m);
+	if (!err) {
+		printf("# xdpsteer show %s\n", h.ifname);
+		xs_config_print(&m, stdout);
+		xs_model_free(&m);
+	}
 	xs_close(&h);
 	return err;
 }
 
-/* Load, validate and apply the file once; a bad file changes nothing. */
+/* Load, validate and commit the file once; a bad file changes nothing. */
 static int xs_apply_once(const struct xs_handle *h, const char *file, bool dry_run)
 {
-	struct xs_config c;
+	struct xs_commit_opts o = { .origin = file, .dry_run = dry_run };
+	struct xs_model m;
 	int err;
 
-	err = xs_config_load(file, h->nr_cpus, &c);
+	err = xs_config_load(file, h->nr_cpus, &m);
 	if (err)
 		return err;
-	err = xs_apply(h, &c, dry_run);
-	xs_config_free(&c);
+	err = xs_model_commit(h, &m, &o);
+	xs_model_free(&m);
 	fflush(stdout);
 	return err;
 }

@@ -19,7 +19,10 @@
 #include "cli.h"
 #include "commands.h"
 #include "log.h"
-#include "state.h"
+#include "handle.h"
+#include "pool.h"
+#include "stats.h"
+#include "target.h"
 #include "xs_decap.h"
 #include "xs_decap.skel.h"
 

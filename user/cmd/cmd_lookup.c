@@ -11,8 +11,12 @@
 #include "decide.h"
 #include "endpoint.h"
 #include "log.h"
+#include "names.h"
 #include "service.h"
-#include "state.h"
+#include "handle.h"
+#include "pool.h"
+#include "stats.h"
+#include "target.h"
 
 int xs_cmd_lookup(const struct xs_args *a)
 {
@@ -101,7 +105,7 @@ int xs_cmd_lookup(const struct xs_args *a)
 	}
 	printf("{\"hash\": \"0x%016llx\", \"algo\": \"%s\", \"slots\": %u, \"slot\": %u, ",
 	       (unsigned long long)d.flow_hash,
-	       pool.hdr.algo == XS_ALGO_SHUFFLE ? "shuffle" : "jump", pool.hdr.n_buckets,
+	       xs_name_of(xs_algo_names, pool.hdr.algo), pool.hdr.n_buckets,
 	       d.bucket);
 	if (pool.hdr.algo == XS_ALGO_SHUFFLE) {
 		printf("\"hand_hash\": \"0x%016llx\", \"hand\": [", (unsigned long long)d.hand_hash);

@@ -8,13 +8,13 @@
 #include "cli.h"
 #include "commands.h"
 #include "log.h"
+#include "names.h"
 #include "service.h"
-#include "state.h"
+#include "handle.h"
+#include "pool.h"
+#include "stats.h"
+#include "target.h"
 
-#define XS_COUNTER_NAME(e, name, kind) #name,
-#define XS_COUNTER_KIND(e, name, kind) kind,
-static const char *const xs_counter_names[] = { XS_COUNTERS(XS_COUNTER_NAME) };
-static const char *const xs_counter_kinds[] = { XS_COUNTERS(XS_COUNTER_KIND) };
 
 /* @slot < 0: the target is draining and holds no slot. */
 static void xs_print_target(const struct xs_handle *h, const struct xs_target *t, __u32 id,
@@ -201,10 +201,10 @@ int xs_cmd_stats(const struct xs_args *a)
 		printf("\n%-16s %-5s %12s\n", "counter", "verdict", "packets");
 	for (i = 0; i < XS_C_MAX; i++) {
 		if (json)
-			printf("%s\"%s\": %llu", i ? ", " : "", xs_counter_names[i],
+			printf("%s\"%s\": %llu", i ? ", " : "", xs_counter_names[i].name,
 			       (unsigned long long)counters[i]);
 		else if (counters[i])
-			printf("%-16s %-5s %12llu\n", xs_counter_names[i], xs_counter_kinds[i],
+			printf("%-16s %-5s %12llu\n", xs_counter_names[i].name, xs_counter_kinds[i],
 			       (unsigned long long)counters[i]);
 	}
 	if (json)

@@ -4,6 +4,13 @@
 #define XS_COMMANDS_H
 
 #include "cli.h"
+#include "handle.h"
+#include "model.h"
+
+/* An edit of the model a command makes: 0, or -errno with one line printed. */
+typedef int (*xs_edit_fn)(struct xs_model *m, const struct xs_handle *h, const struct xs_args *a);
+/* Open a->pos[0], load its running state, apply @edit, commit (edit.c). */
+int xs_cmd_edit(const struct xs_args *a, xs_edit_fn edit);
 
 int xs_cmd_attach(const struct xs_args *a);
 int xs_cmd_detach(const struct xs_args *a);
@@ -23,6 +30,7 @@ int xs_cmd_target_drain(const struct xs_args *a);
 int xs_cmd_target_undrain(const struct xs_args *a);
 int xs_cmd_backend_drain(const struct xs_args *a);
 int xs_cmd_backend_undrain(const struct xs_args *a);
+int xs_cmd_backend_weight(const struct xs_args *a);
 int xs_cmd_decap_attach(const struct xs_args *a);
 int xs_cmd_decap_detach(const struct xs_args *a);
 int xs_cmd_decap_stats(const struct xs_args *a);

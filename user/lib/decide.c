@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 #include <string.h>
-#include "state.h"
+#include "pool.h"
 
 struct xs_user_env {
 	const struct xs_pool *pool;
@@ -20,6 +20,7 @@ static inline __u64 xs_env_load(const struct xs_user_env *env, __u32 target)
 }
 
 #include "decide.h"
+#include "stats.h"
 
 int xs_decide(const struct xs_pool *pool, const __u64 *load, const struct xs_flow_key *key,
 	      struct xs_decision *d)

@@ -3,7 +3,7 @@
 #ifndef XS_DECIDE_H
 #define XS_DECIDE_H
 
-#include "state.h"
+#include "pool.h"
 #include "xs_select.h"
 
 /* @load is indexed by target id (XS_MAX_TARGETS entries) and may be NULL (all zero). */

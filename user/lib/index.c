@@ -124,3 +124,44 @@ int xs_index_set(struct xs_index *ix, const void *key, __u32 val)
 	ix->vals[slot] = val + 1;
 	return 0;
 }
+
+void xs_groups_free(struct xs_groups *g)
+{
+	free(g->start);
+	free(g->item);
+	memset(g, 0, sizeof(*g));
+}
+
+int xs_groups_build(struct xs_groups *g, __u32 n_groups, const __u32 *key, __u32 n)
+{
+	__u32 i, *fill;
+
+	g->n_groups = n_groups;
+	g->start = calloc(n_groups + 1, sizeof(*g->start));
+	g->item = calloc(n ? n : 1, sizeof(*g->item));
+	fill = calloc(n_groups + 1, sizeof(*fill));
+	if (!g->start || !g->item || !fill) {
+		free(fill);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		if (key[i] < n_groups)
+			g->start[key[i] + 1]++;
+	for (i = 0; i < n_groups; i++)
+		g->start[i + 1] += g->start[i];
+	memcpy(fill, g->start, (n_groups + 1) * sizeof(*fill));
+	for (i = 0; i < n; i++)
+		if (key[i] < n_groups)
+			g->item[fill[key[i]]++] = i;
+	free(fill);
+	return 0;
+}
+
+__u32 xs_group(const struct xs_groups *g, __u32 k, const __u32 **first)
+{
+	*first = g->item;
+	if (k >= g->n_groups)
+		return 0;
+	*first = g->item + g->start[k];
+	return g->start[k + 1] - g->start[k];
+}

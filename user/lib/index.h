@@ -29,4 +29,19 @@ __u32 xs_index_get(const struct xs_index *ix, const void *key);
 /* Add @key with @val, or replace its value. 0, -ENOMEM, or -EINVAL for XS_INDEX_NONE. */
 int xs_index_set(struct xs_index *ix, const void *key, __u32 val);
 
+/*
+ * Items grouped by a small key (a counting sort), each group in the items'
+ * order: group g is item[start[g]] .. item[start[g + 1] - 1].
+ */
+struct xs_groups {
+	__u32 *start, *item;
+	__u32 n_groups;
+};
+
+/* Group items 0..n-1 by key[item] (XS_NO_TARGET, or n_groups and above: in no group). */
+int xs_groups_build(struct xs_groups *g, __u32 n_groups, const __u32 *key, __u32 n);
+void xs_groups_free(struct xs_groups *g);
+/* Items of group @k: *first, and the count. */
+__u32 xs_group(const struct xs_groups *g, __u32 k, const __u32 **first);
+
 #endif /* XS_INDEX_H */

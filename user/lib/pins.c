@@ -1,15 +1,63 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-/* Pin directories: creating, securing and removing them; the XDP slot of an interface. */
+/*
+ * Pin directories, /sys/fs/bpf/xdpsteer/IFACE/: naming, creating, securing
+ * and removing them, and the XDP slot of an interface.
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <net/if.h>
 #include <bpf/bpf.h>
 #include <xdp/libxdp.h>
 #include "log.h"
-#include "state.h"
+#include "pins.h"
+
+int xs_pin_dir(char *buf, size_t len, const char *ifname)
+{
+	int n = snprintf(buf, len, "%s/%s", XS_PIN_ROOT, ifname);
+
+	if (n < 0 || (size_t)n >= len || strchr(ifname, '/') || !strcmp(ifname, ".") ||
+	    !strcmp(ifname, "..")) {
+		pr_warn("interface name '%s' cannot name a pin directory\n", ifname);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int xs_pin_path(char *buf, size_t len, const char *dir, const char *name)
+{
+	int n = snprintf(buf, len, "%s/%s", dir, name);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* Pins are trusted only if they are what we made: never follow a planted symlink. */
+int xs_check_not_link(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return -errno;
+	if (S_ISLNK(st.st_mode)) {
+		pr_warn("refusing %s: it is a symlink, and xdpsteer never follows links in its pin "
+			"directory (remove it)\n", path);
+		return -ELOOP;
+	}
+	return 0;
+}
+
+bool xs_is_attached(const char *ifname)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+
+	if (xs_pin_dir(dir, sizeof(dir), ifname) ||
+	    xs_pin_path(path, sizeof(path), dir, XS_PIN_PROG_XDP))
+		return false;
+	return access(path, F_OK) == 0;
+}
 
 /* Remove everything in the pin directory, then the directory itself. */
 int xs_unpin_all(const char *dir)

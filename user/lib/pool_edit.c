@@ -257,3 +257,43 @@ int xs_edit_drain(struct xs_pool_edit *e, const struct xs_target *t, __u32 id, b
 		return -ENOMEM;
 	return (int)want;
 }
+
+void xs_edit_first_bucket(const struct xs_pool_edit *e, struct xs_target *t, __u32 id)
+{
+	__u32 b = xs_edit_first(e, id);
+
+	if (b != XS_NO_TARGET)
+		t->bucket = b;
+}
+
+/*
+ * Drain empties the buckets of existing target @id, undrain refills them, a
+ * weight change adds or takes buckets. @cur is its descriptor, changed to
+ * match.
+ */
+int xs_edit_existing(struct xs_pool_edit *e, struct xs_target *cur, __u32 id, bool drain,
+			    __u16 weight)
+{
+	bool was = cur->flags & XS_TARGET_F_DRAIN;
+	__u32 wo = cur->weight ? cur->weight : 1, wn = weight ? weight : 1;
+	int err = 0;
+
+	if (drain && !was) {
+		xs_edit_drain(e, cur, id, true);
+		cur->flags |= XS_TARGET_F_DRAIN;
+	} else if (!drain && was) {
+		cur->weight = weight;
+		err = xs_edit_drain(e, cur, id, false);
+		cur->flags &= ~XS_TARGET_F_DRAIN;
+		xs_edit_first_bucket(e, cur, id);
+		return err < 0 ? err : 0;
+	}
+	cur->weight = weight;
+	if (!drain && wn > wo)
+		err = xs_edit_grow(e, cur, id, wn - wo);
+	else if (!drain && wn < wo)
+		xs_edit_shrink(e, id, wo - wn);
+	if (!drain)
+		xs_edit_first_bucket(e, cur, id);
+	return err;
+}

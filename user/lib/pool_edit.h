@@ -12,7 +12,7 @@
 #ifndef XS_POOL_EDIT_H
 #define XS_POOL_EDIT_H
 
-#include "state.h"
+#include "pool.h"
 
 struct xs_pool_edit {
 	struct xs_pool *p;	/* the pool being edited: its buckets are the result */
@@ -41,5 +41,15 @@ int xs_edit_grow(struct xs_pool_edit *e, const struct xs_target *old, __u32 id, 
 void xs_edit_shrink(struct xs_pool_edit *e, __u32 id, __u32 n);
 /* xs_pool_drain(@t, @id, @drain): empty its buckets, or refill weight of them. */
 int xs_edit_drain(struct xs_pool_edit *e, const struct xs_target *t, __u32 id, bool drain);
+
+/* @t->bucket = the lowest bucket of @id, if it holds any. */
+void xs_edit_first_bucket(const struct xs_pool_edit *e, struct xs_target *t, __u32 id);
+/*
+ * A desired drain state and weight for existing target @id: drain empties
+ * its buckets, undrain refills them, a weight change adds or takes buckets.
+ * @cur is its descriptor, changed to match.
+ */
+int xs_edit_existing(struct xs_pool_edit *e, struct xs_target *cur, __u32 id, bool drain,
+		     __u16 weight);
 
 #endif /* XS_POOL_EDIT_H */

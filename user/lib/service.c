@@ -12,7 +12,6 @@
 #include "parse.h"
 #include "log.h"
 #include "service.h"
-#include "txn.h"
 
 int xs_parse_service(const char *s, struct xs_service_key *key)
 {
@@ -189,46 +188,6 @@ bool xs_backend_addr_used(const struct xs_target *all, __u32 id, const __be32 *a
 	return false;
 }
 
-int xs_self_services(const struct xs_handle *h, int delta)
-{
-	struct xs_self self;
-	__u32 zero = 0;
-
-	if (bpf_map_lookup_elem(h->self_fd, &zero, &self))
-		return -errno;
-	self.n_services = (__u32)((int)self.n_services + delta);
-	return bpf_map_update_elem(h->self_fd, &zero, &self, BPF_ANY) ? -errno : 0;
-}
-
-/* xs_vips counts services per address: echo replies and "is a VIP" checks. */
-int xs_vip_ref(const struct xs_handle *h, const struct xs_service_key *key, int delta)
-{
-	struct xs_service_key vk = { 0 };
-	struct xs_vip v = { 0 };
-
-	memcpy(vk.vip, key->vip, sizeof(vk.vip));
-	bpf_map_lookup_elem(h->vips_fd, &vk, &v);
-	v.services = (__u32)((int)v.services + delta);
-	if (!v.services)
-		return bpf_map_delete_elem(h->vips_fd, &vk) && errno != ENOENT ? -errno : 0;
-	return bpf_map_update_elem(h->vips_fd, &vk, &v, BPF_ANY) ? -errno : 0;
-}
-
-/*
- * Is pool id @id live? Only the live generation tells: the other one holds
- * whatever the last transaction left there. On a read error, say yes: an id
- * never given out twice matters more than one left unused.
- */
-bool xs_pool_in_use(const struct xs_handle *h, __u32 id)
-{
-	__u32 inner, base, slot;
-
-	if (xs_pool_base(h, &base))
-		return true;
-	slot = base + id;
-	return !bpf_map_lookup_elem(h->pools_fd, &slot, &inner);
-}
-
 /* Target id of backend @addr of service @svc_id, or XS_NO_TARGET. */
 __u32 xs_backend_find(const struct xs_target *all, __u32 svc_id, const __be32 *addr)
 {
@@ -271,4 +230,10 @@ __u32 xs_backend_uid(void)
 		if (getrandom(&uid, sizeof(uid), 0) != sizeof(uid))
 			uid = 0x5a5a5a5au;
 	return uid;
+}
+
+bool xs_service_same(const struct xs_service *a, const struct xs_service *b)
+{
+	return a->encap == b->encap && a->src4 == b->src4 && a->src4_bits == b->src4_bits &&
+	       !memcmp(a->src6, b->src6, sizeof(a->src6)) && a->src6_bits == b->src6_bits;
 }

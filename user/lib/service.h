@@ -4,11 +4,10 @@
 #define XS_SERVICE_H
 
 #include "endpoint.h"
-#include "state.h"
+#include "defaults.h"
+#include "handle.h"
+#include "xdpsteer.h"
 
-#define XS_MAX_WEIGHT 256
-#define XS_DEFAULT_TUNNEL_SRC4 "172.16.0.0/16"
-#define XS_DEFAULT_TUNNEL_SRC6 "fd00:7873::/96"
 
 struct xs_service_entry {
 	struct xs_service_key key;
@@ -31,15 +30,13 @@ int xs_tx_ports_sync(const struct xs_handle *h);
 
 /* Does a backend other than @id, of any service, have address @addr? */
 bool xs_backend_addr_used(const struct xs_target *all, __u32 id, const __be32 *addr);
-/* Adjust xs_self.n_services by @delta. */
-int xs_self_services(const struct xs_handle *h, int delta);
-/* Adjust the count of services on the VIP of @key in xs_vips by @delta. */
-int xs_vip_ref(const struct xs_handle *h, const struct xs_service_key *key, int delta);
-bool xs_pool_in_use(const struct xs_handle *h, __u32 id);
 /* Target id of backend @addr of service @svc_id, or XS_NO_TARGET. */
 __u32 xs_backend_find(const struct xs_target *all, __u32 svc_id, const __be32 *addr);
 /* An IPv4 or IPv6 address into a backend descriptor (kind, family, addr). */
 int xs_parse_backend(const char *s, struct xs_target *t);
 __u32 xs_backend_uid(void);
+
+/* Same delivery (encap, tunnel sources)? The id is not compared. */
+bool xs_service_same(const struct xs_service *a, const struct xs_service *b);
 
 #endif /* XS_SERVICE_H */

@@ -1,94 +1,88 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * show: the running state of one attachment in the configuration format.
- * Every setting is printed, defaults included, so the output is the whole
- * state and `apply` of it changes nothing. Targets go in id order and
- * services in id order: a state that does not change prints the same text.
+ * A model in the configuration format (config.h). Every setting is
+ * printed, defaults included, so the text is the whole state and `apply`
+ * of it changes nothing; objects keep the model's order.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <arpa/inet.h>
-#include "apply.h"
+#include "config.h"
+#include "endpoint.h"
+#include "names.h"
 #include "parse.h"
+#include "service.h"
 
-static void xs_show_pool_hdr(const struct xs_pool_hdr *hdr, FILE *f)
+static void xs_print_settings(const struct xs_settings *s, FILE *f)
 {
 	char fields[64];
 
-	fprintf(f, "seed %016llx%016llx\n", (unsigned long long)hdr->seed[0],
-		(unsigned long long)hdr->seed[1]);
-	fprintf(f, "algo %s\n", hdr->algo == XS_ALGO_SHUFFLE ? "shuffle" : "jump");
-	fprintf(f, "hand-size %u\n", hdr->hand_size);
-	xs_format_fields(hdr->flow_fields, fields, sizeof(fields));
+	fprintf(f, "seed %016llx%016llx\n", (unsigned long long)s->seed[0],
+		(unsigned long long)s->seed[1]);
+	fprintf(f, "algo %s\n", xs_name_of(xs_algo_names, s->algo));
+	fprintf(f, "hand-size %u\n", s->hand_size);
+	xs_format_fields(s->flow_fields, fields, sizeof(fields));
 	fprintf(f, "hash-fields %s\n", fields);
-	xs_format_fields(hdr->hand_fields, fields, sizeof(fields));
+	xs_format_fields(s->hand_fields, fields, sizeof(fields));
 	fprintf(f, "hand-fields %s\n", fields);
 }
 
-static void xs_show_service(const struct xs_service_entry *e, const struct xs_pool *pool, FILE *f)
+static void xs_print_target(const struct xs_target_spec *s, FILE *f)
 {
-	char name[80], src4[INET_ADDRSTRLEN], src6[INET6_ADDRSTRLEN];
-	const struct xs_service *s = &e->svc;
-
-	xs_format_service(&e->key, name, sizeof(name));
-	inet_ntop(AF_INET, &s->src4, src4, sizeof(src4));
-	inet_ntop(AF_INET6, s->src6, src6, sizeof(src6));
-	fprintf(f, "service %s algo %s hand-size %u encap %s tunnel-src %s/%u tunnel-src6 %s/%u\n",
-		name, pool->hdr.algo == XS_ALGO_SHUFFLE ? "shuffle" : "jump", pool->hdr.hand_size,
-		s->encap == XS_ENCAP_L2 ? "l2" : "ipip", src4, 32 - s->src4_bits, src6,
-		128 - s->src6_bits);
+	if (s->t.kind == XS_TARGET_CPU)
+		fprintf(f, "target cpu %u qsize %u", s->t.cpu, s->t.qsize);
+	else
+		fprintf(f, "target dev %s", s->ifname[0] ? s->ifname : "(gone)");
+	fprintf(f, "%s\n", s->drain ? " drain" : "");
 }
 
-int xs_show(const struct xs_handle *h, FILE *f)
+static void xs_print_service(const struct xs_service_spec *s, FILE *f)
 {
-	struct xs_service_entry *sv = NULL;
-	struct xs_pool pool = { 0 };
-	struct xs_target *all;
+	char name[80], src4[INET_ADDRSTRLEN], src6[INET6_ADDRSTRLEN];
+
+	xs_format_service(&s->key, name, sizeof(name));
+	inet_ntop(AF_INET, &s->svc.src4, src4, sizeof(src4));
+	inet_ntop(AF_INET6, s->svc.src6, src6, sizeof(src6));
+	fprintf(f, "service %s algo %s hand-size %u encap %s tunnel-src %s/%u tunnel-src6 %s/%u\n",
+		name, xs_name_of(xs_algo_names, s->algo), s->hand_size,
+		xs_name_of(xs_encap_names, s->svc.encap), src4, 32 - s->svc.src4_bits, src6,
+		128 - s->svc.src6_bits);
+}
+
+static void xs_print_backend(const struct xs_backend_spec *s, FILE *f)
+{
 	char name[80], addr[INET6_ADDRSTRLEN];
-	__u32 id, i, n = 0;
-	int err;
 
-	all = calloc(XS_MAX_TARGETS, sizeof(*all));
-	if (!all)
-		return -ENOMEM;
-	err = xs_targets_read(h, all) ?: xs_pool_read(h, XS_POOL_QUEUES, &pool) ?:
-	      xs_services_list(h, &sv, &n);
-	if (err)
+	xs_format_service(&s->service, name, sizeof(name));
+	xs_format_addr(s->t.addr, addr, sizeof(addr));
+	fprintf(f, "backend %s %s weight %u%s\n", name, addr, s->t.weight,
+		s->drain ? " drain" : "");
+}
+
+void xs_config_print(const struct xs_model *m, FILE *f)
+{
+	__u32 i, b, *next = calloc(m->n_be + 1, sizeof(*next)),
+		    *first = calloc(m->n_svc + 1, sizeof(*first));
+
+	xs_print_settings(&m->set, f);
+	for (i = 0; i < m->n_tgt; i++)
+		xs_print_target(&m->tgt[i].s, f);
+	if (!next || !first) {
+		fprintf(f, "# out of memory: services not printed\n");
 		goto out;
-	fprintf(f, "# xdpsteer show %s\n", h->ifname);
-	xs_show_pool_hdr(&pool.hdr, f);
-	xs_pool_free(&pool);
-	for (id = 0; id < XS_BACKEND_BASE; id++) {
-		const struct xs_target *t = &all[id];
-
-		if (!(t->flags & XS_TARGET_F_ACTIVE))
-			continue;
-		xs_target_name(h, t, id, name, sizeof(name));
-		fprintf(f, "target %s", name);
-		if (t->kind == XS_TARGET_CPU)
-			fprintf(f, " qsize %u", t->qsize);
-		fprintf(f, "%s\n", t->flags & XS_TARGET_F_DRAIN ? " drain" : "");
 	}
-	for (i = 0; i < n; i++) {
-		err = xs_pool_read(h, sv[i].svc.id, &pool);
-		if (err)
-			goto out;
-		xs_show_service(&sv[i], &pool, f);
-		xs_pool_free(&pool);
-		xs_format_service(&sv[i].key, name, sizeof(name));
-		for (id = XS_BACKEND_BASE; id < XS_MAX_TARGETS; id++) {
-			const struct xs_target *t = &all[id];
-
-			if (t->kind != XS_TARGET_BACKEND || t->service != sv[i].svc.id)
-				continue;
-			xs_format_addr(t->addr, addr, sizeof(addr));
-			fprintf(f, "backend %s %s weight %u%s\n", name, addr, t->weight,
-				t->flags & XS_TARGET_F_DRAIN ? " drain" : "");
-		}
+	/* Each service's backends in model order, linked backwards: one pass, not n_svc. */
+	for (i = 0; i <= m->n_svc; i++)
+		first[i] = XS_NO_TARGET;
+	for (b = m->n_be; b-- > 0;) {
+		next[b] = first[m->be[b].service];
+		first[m->be[b].service] = b;
+	}
+	for (i = 0; i < m->n_svc; i++) {
+		xs_print_service(&m->svc[i].s, f);
+		for (b = first[i]; b != XS_NO_TARGET; b = next[b])
+			xs_print_backend(&m->be[b].s, f);
 	}
 out:
-	xs_pool_free(&pool);
-	free(sv);
-	free(all);
-	return err;
+	free(next);
+	free(first);
 }

@@ -6,8 +6,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/random.h>
+#include <arpa/inet.h>
 #include <bpf/bpf.h>
 #include "log.h"
+#include "names.h"
+#include "endpoint.h"
 #include "target.h"
 
 /* Is @cpu listed in /sys/devices/system/cpu/online ("0-3,6")? */
@@ -90,4 +93,58 @@ __u32 xs_new_uid(void)
 		if (getrandom(&uid, sizeof(uid), 0) != sizeof(uid))
 			uid = (__u32)getpid() ^ 0x5a5a5a5au;
 	return uid;
+}
+
+int xs_targets_read(const struct xs_handle *h, struct xs_target *all)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, bopts);
+	__u32 count = XS_MAX_TARGETS, out_batch, *keys;
+	int err = 0;
+
+	keys = calloc(XS_MAX_TARGETS, sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	/* One syscall for the whole array: it has 8576 entries. */
+	if (bpf_map_lookup_batch(h->targets_fd, NULL, &out_batch, keys, all, &count, &bopts) &&
+	    errno != ENOENT) {
+		err = -errno;
+		pr_warn("%s: cannot read xs_targets: %s\n", h->ifname, strerror(-err));
+	} else if (count != XS_MAX_TARGETS) {
+		err = -EIO;
+		pr_warn("%s: read %u of %u xs_targets entries\n", h->ifname, count, XS_MAX_TARGETS);
+	}
+	free(keys);
+	return err;
+}
+
+int xs_target_write(const struct xs_handle *h, __u32 id, const struct xs_target *t)
+{
+	if (bpf_map_update_elem(h->targets_fd, &id, t, BPF_ANY)) {
+		int err = -errno;
+
+		pr_warn("%s: cannot write xs_targets[%u]: %s\n", h->ifname, id, strerror(-err));
+		return err;
+	}
+	xs_epoch_bump(h);
+	return 0;
+}
+
+int xs_target_name(const struct xs_handle *h, const struct xs_target *t, __u32 id, char *buf,
+		   size_t len)
+{
+	const char *kind = xs_name_of(xs_kind_names, t->kind);
+	char ifn[IF_NAMESIZE], addr[INET6_ADDRSTRLEN];
+
+	switch (t->kind) {
+	case XS_TARGET_CPU:
+		return snprintf(buf, len, "%s %u", kind, t->cpu);
+	case XS_TARGET_DEV:
+		return snprintf(buf, len, "%s %s", kind,
+				if_indextoname(t->ifindex, ifn) ? ifn : "(gone)");
+	case XS_TARGET_BACKEND:
+		xs_format_addr(t->addr, addr, sizeof(addr));
+		return snprintf(buf, len, "%s %s", kind, addr);
+	default:
+		return snprintf(buf, len, "id %u", id);
+	}
 }

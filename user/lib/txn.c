@@ -16,6 +16,7 @@
 #include <bpf/bpf.h>
 #include "log.h"
 #include "service.h"
+#include "stats.h"
 #include "txn.h"
 
 enum xs_stage { XS_KEEP = 0, XS_SET, XS_DROP };
@@ -36,19 +37,30 @@ struct xs_txn {
 	__u32 n_svc, cap_svc;
 };
 
-int xs_pool_base(const struct xs_handle *h, __u32 *base)
+/* Adjust xs_self.n_services by @delta: 0 lets packets skip the service lookup. */
+static int xs_self_services(const struct xs_handle *h, int delta)
 {
 	struct xs_self self;
 	__u32 zero = 0;
 
-	if (bpf_map_lookup_elem(h->self_fd, &zero, &self)) {
-		int err = -errno;
+	if (bpf_map_lookup_elem(h->self_fd, &zero, &self))
+		return -errno;
+	self.n_services = (__u32)((int)self.n_services + delta);
+	return bpf_map_update_elem(h->self_fd, &zero, &self, BPF_ANY) ? -errno : 0;
+}
 
-		pr_warn("%s: cannot read xs_self: %s\n", h->ifname, strerror(-err));
-		return err;
-	}
-	*base = self.pool_base ? XS_MAX_POOLS : 0;
-	return 0;
+/* xs_vips counts services per address: echo replies and "is a VIP" checks. */
+static int xs_vip_ref(const struct xs_handle *h, const struct xs_service_key *key, int delta)
+{
+	struct xs_service_key vk = { 0 };
+	struct xs_vip v = { 0 };
+
+	memcpy(vk.vip, key->vip, sizeof(vk.vip));
+	bpf_map_lookup_elem(h->vips_fd, &vk, &v);
+	v.services = (__u32)((int)v.services + delta);
+	if (!v.services)
+		return bpf_map_delete_elem(h->vips_fd, &vk) && errno != ENOENT ? -errno : 0;
+	return bpf_map_update_elem(h->vips_fd, &vk, &v, BPF_ANY) ? -errno : 0;
 }
 
 struct xs_txn *xs_txn_begin(const struct xs_handle *h)
@@ -467,4 +479,20 @@ out:
 	xs_writes_free(&w);
 	xs_txn_abort(t);
 	return err;
+}
+
+/* Publish @p as pool @pool_id on its own: a transaction of one pool. */
+int xs_pool_publish(const struct xs_handle *h, __u32 pool_id, struct xs_pool *p)
+{
+	struct xs_txn *t = xs_txn_begin(h);
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	err = xs_txn_pool(t, pool_id, p);
+	if (err) {
+		xs_txn_abort(t);
+		return err;
+	}
+	return xs_txn_commit(t);
 }

@@ -10,7 +10,7 @@
 #ifndef XS_TXN_H
 #define XS_TXN_H
 
-#include "state.h"
+#include "pool.h"
 
 struct xs_txn;
 
@@ -27,7 +27,7 @@ int xs_txn_service_del(struct xs_txn *t, const struct xs_service_key *key, __u32
 int xs_txn_commit(struct xs_txn *t);
 /* Drop everything staged; frees @t. Nothing was visible. */
 void xs_txn_abort(struct xs_txn *t);
-/* The active generation's first slot in xs_pools and xs_service_by_id. */
-int xs_pool_base(const struct xs_handle *h, __u32 *base);
+/* Publish @p as pool @pool_id on its own: a transaction of one pool (for tests and tools). */
+int xs_pool_publish(const struct xs_handle *h, __u32 pool_id, struct xs_pool *p);
 
 #endif /* XS_TXN_H */

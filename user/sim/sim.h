@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <time.h>
-#include "state.h"
+#include "pool.h"
 
 /* The simulator's fixed SipHash key: every run sees the same keys. */
 #define XS_SIM_SEED0 0x7864707374656572ULL /* "xdpsteer" */

@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# shellcheck shell=bash
+#
+# The pinned state of $IF_STEER as bpftool prints it, and the check that a
+# refused change left it byte-identical (source it after lib.sh).
+
+# dump_state FILE: every map that holds the configuration, as bpftool prints it.
+# xs_pools holds the inner map ids: any publish, even of an equal pool, shows.
+dump_state() {
+	local d=$PIN_ROOT/$IF_STEER m
+	for m in xs_pools pool0 xs_targets xs_services xs_service_by_id xs_vips xs_cpumap \
+		xs_devmap xs_dev_ids xs_self; do
+		echo "== $m"
+		"$BPFTOOL" map dump pinned "$d/$m"
+	done >"$1"
+	# Service pools, through xs_pools (pins of removed services linger).
+	"$BPFTOOL" -j map dump pinned "$d/xs_pools" | "$PYTHON" -c '
+import json, sys
+for e in json.load(sys.stdin):
+    print(e.get("key"), e.get("value"))' >>"$1"
+	for m in "$d"/pool*; do
+		echo "== $(basename "$m")"
+		"$BPFTOOL" map dump pinned "$m"
+	done >>"$1"
+}
+
+assert_same_state() { # WHAT BEFORE
+	dump_state "$XS_TMP/now.dump"
+	cmp -s "$2" "$XS_TMP/now.dump" || {
+		diff "$2" "$XS_TMP/now.dump" | head -20
+		fail "$1: pinned maps changed"
+	}
+	echo "ok: $1: maps byte-identical"
+}
+

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * The commit (model.h): plan the model against the running state, print the
+ * plan, then write it. Targets become deliverable before a pool names them;
+ * every pool and service changes in one transaction (txn.h); a target goes
+ * only once no pool names it. A failure before the transaction's flip
+ * restores what was written, so nothing of the model is live.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <bpf/bpf.h>
+#include "decide.h"
+#include "log.h"
+#include "neigh.h"
+#include "plan.h"
+#include "stats.h"
+#include "target.h"
+#include "txn.h"
+
+#define XS_PLAN_SAMPLES 100000
+
+/* A deterministic stream of synthetic flows (splitmix64). */
+static __u64 xs_mix(__u64 *s)
+{
+	__u64 z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Share of @samples synthetic flows that the new pool places elsewhere. */
+static double xs_moved_share(const struct xs_pool *a, const struct xs_pool *b, __u32 samples)
+{
+	struct xs_decision da, db;
+	struct xs_flow_key k;
+	__u64 s = 0x5eed, r;
+	__u32 i, moved = 0;
+
+	for (i = 0; i < samples; i++) {
+		memset(&k, 0, sizeof(k));
+		r = xs_mix(&s);
+		k.src[2] = k.dst[2] = htonl(0xffff);
+		k.src[3] = (__be32)r;
+		k.dst[3] = (__be32)(r >> 32);
+		r = xs_mix(&s);
+		k.sport = (__be16)r;
+		k.dport = (__be16)(r >> 16);
+		k.proto = (r >> 32) & 1 ? IPPROTO_TCP : IPPROTO_UDP;
+		xs_decide(a, NULL, &k, &da);
+		xs_decide(b, NULL, &k, &db);
+		moved += da.target != db.target;
+	}
+	return (double)moved / samples;
+}
+
+static void xs_plan_moves(struct xs_plan *pl)
+{
+	char name[80];
+	__u32 i;
+
+	for (i = 0; i < pl->n; i++) {
+		struct xs_plan_pool *pp = &pl->p[i];
+
+		if (!pp->had || !pp->will || xs_pool_same(&pp->old, &pp->new))
+			continue;
+		if (i)
+			xs_format_service(&pp->key, name, sizeof(name));
+		else
+			snprintf(name, sizeof(name), "queues");
+		if (!xs_pool_live(&pp->old) || !xs_pool_live(&pp->new)) {
+			printf("  moves %s: all flows (%s targets before, %u after)\n", name,
+			       xs_pool_live(&pp->old) ? "some" : "no", xs_pool_live(&pp->new));
+			continue;
+		}
+		printf("  moves %s: %.2f%% of new flows change target (%u sampled); pinned "
+		       "flows stay\n", name, 100.0 * xs_moved_share(&pp->old, &pp->new,
+								      XS_PLAN_SAMPLES),
+		       (unsigned int)XS_PLAN_SAMPLES);
+	}
+}
+
+/* Backends in next per address: whether a removed backend's address is still someone's. */
+static int xs_addr_users_build(struct xs_plan *pl)
+{
+	__u32 id, n;
+	int err = xs_index_init(&pl->addr_users, sizeof(pl->next[0].addr));
+
+	for (id = XS_BACKEND_BASE; !err && id < XS_MAX_TARGETS; id++) {
+		if (pl->next[id].kind != XS_TARGET_BACKEND)
+			continue;
+		n = xs_index_get(&pl->addr_users, pl->next[id].addr);
+		err = xs_index_set(&pl->addr_users, pl->next[id].addr,
+				   n == XS_INDEX_NONE ? 1 : n + 1);
+	}
+	return err;
+}
+
+/* xs_backend_addr_used(next, @id, @addr): does a backend other than @id have @addr? */
+static int xs_addr_used(struct xs_plan *pl, __u32 id, const __be32 *addr, bool *used)
+{
+	const struct xs_target *self = &pl->next[id];
+	__u32 n;
+
+	if (!pl->addr_users.cap) {
+		int err = xs_addr_users_build(pl);
+
+		if (err)
+			return err;
+	}
+	n = xs_index_get(&pl->addr_users, addr);
+	if (n != XS_INDEX_NONE && self->kind == XS_TARGET_BACKEND &&
+	    !memcmp(self->addr, addr, sizeof(self->addr)))
+		n--;
+	*used = n != XS_INDEX_NONE && n > 0;
+	return 0;
+}
+
+/* Is target @id's change one that must wait until the pools no longer name it? */
+static bool xs_write_after(const struct xs_target *was, const struct xs_target *will)
+{
+	if (!(will->flags & XS_TARGET_F_ACTIVE))
+		return true;
+	return (will->flags & XS_TARGET_F_DRAIN) && (was->flags & XS_TARGET_F_ACTIVE) &&
+	       !(was->flags & XS_TARGET_F_DRAIN);
+}
+
+static int xs_apply_targets(struct xs_plan *pl, bool after)
+{
+	const struct xs_handle *h = pl->h;
+	struct xs_target *all = pl->all, *next = pl->next;
+	bool used;
+	__u32 id;
+	int err;
+
+	for (id = 0; id < XS_MAX_TARGETS; id++) {
+		if (!memcmp(&all[id], &next[id], sizeof(all[id])) ||
+		    xs_write_after(&all[id], &next[id]) != after)
+			continue;
+		if (!after && id < XS_BACKEND_BASE &&
+		    (!(all[id].flags & XS_TARGET_F_ACTIVE) || all[id].qsize != next[id].qsize)) {
+			err = xs_redirect_set(h, id, &next[id]);
+			if (err)
+				return err;
+		}
+		if (!after && !(all[id].flags & XS_TARGET_F_ACTIVE)) {
+			err = xs_stats_reset(h, id);
+			if (err)
+				return err;
+		}
+		err = xs_target_write(h, id, &next[id]);
+		if (err)
+			return err;
+		if (after && (all[id].flags & XS_TARGET_F_ACTIVE) &&
+		    !(next[id].flags & XS_TARGET_F_ACTIVE)) {
+			if (id < XS_BACKEND_BASE) {
+				xs_redirect_clear(h, id, &all[id]);
+			} else {
+				err = xs_addr_used(pl, id, all[id].addr, &used);
+				if (err)
+					return err;
+				if (!used)
+					xs_neigh_manage(all[id].addr,
+							all[id].family == 4 ? AF_INET : AF_INET6, false);
+			}
+		}
+		if (!after && id >= XS_BACKEND_BASE && !(all[id].flags & XS_TARGET_F_ACTIVE))
+			xs_neigh_manage(next[id].addr, next[id].family == 4 ? AF_INET : AF_INET6,
+					true);
+	}
+	return 0;
+}
+
+/*
+ * Every pool and service change of the plan, staged in one transaction: the
+ * data plane sees all of them at once, or none (txn.h).
+ */
+static int xs_apply_pools(struct xs_plan *pl)
+{
+	struct xs_txn *t = xs_txn_begin(pl->h);
+	__u32 i;
+	int err = 0;
+
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; !err && i < pl->n; i++) {
+		struct xs_plan_pool *pp = &pl->p[i];
+
+		if (!pp->will) {
+			if (pp->had)
+				err = xs_txn_service_del(t, &pp->key, pp->id);
+			continue;
+		}
+		if (!pp->had || !xs_pool_same(&pp->old, &pp->new))
+			err = xs_txn_pool(t, pp->id, &pp->new);
+		if (!err && i && (!pp->had || !xs_service_same(&pp->old_svc, &pp->new_svc)))
+			err = xs_txn_service(t, &pp->key, &pp->new_svc);
+	}
+	if (err) {
+		xs_txn_abort(t);
+		return err;
+	}
+	return xs_txn_commit(t);
+}
+
+/* A commit that failed left the running pools as they were: so must the targets be. */
+static void xs_apply_targets_undo(struct xs_plan *pl)
+{
+	__u32 id;
+
+	for (id = 0; id < XS_MAX_TARGETS; id++) {
+		if (!memcmp(&pl->all[id], &pl->next[id], sizeof(pl->all[id])) ||
+		    xs_write_after(&pl->all[id], &pl->next[id]))
+			continue;
+		xs_target_write(pl->h, id, &pl->all[id]);
+		if (id < XS_BACKEND_BASE && !(pl->all[id].flags & XS_TARGET_F_ACTIVE))
+			xs_redirect_clear(pl->h, id, &pl->next[id]);
+		else if (id < XS_BACKEND_BASE && pl->all[id].qsize != pl->next[id].qsize)
+			xs_redirect_set(pl->h, id, &pl->all[id]);
+	}
+}
+
+int xs_model_commit(const struct xs_handle *h, const struct xs_model *m,
+		    const struct xs_commit_opts *o)
+{
+	struct xs_plan pl = { .h = h, .m = m, .origin = o->origin };
+	const char *what = o->origin ?: "the change";
+	bool added = false;
+	__u32 i;
+	int err;
+
+	pl.out = open_memstream(&pl.text, &pl.len);
+	if (!pl.out)
+		return -ENOMEM;
+	err = xs_plan_build(&pl);
+	if (err)
+		goto out;
+	fflush(pl.out);
+	if (o->origin && !o->quiet)
+		printf("plan for %s from %s:\n%s", h->ifname, o->origin, pl.text);
+	else if (!o->quiet)
+		printf("%s:\n%s", h->ifname, pl.text);
+	if (!pl.changes) {
+		if (!o->quiet)
+			printf("  no changes\n");
+		goto out;
+	}
+	if (!o->quiet)
+		xs_plan_moves(&pl);
+	if (o->dry_run) {
+		printf("dry run: %d change%s not applied\n", pl.changes, pl.changes == 1 ? "" : "s");
+		goto out;
+	}
+	fflush(stdout);
+	/* Deliverable first, then visible in one step; out of the pools, then gone. */
+	err = xs_apply_targets(&pl, false);
+	err = err ?: xs_apply_pools(&pl);
+	if (err) {
+		xs_apply_targets_undo(&pl);
+		pr_warn("%s: nothing of %s was applied\n", h->ifname, what);
+		goto out;
+	}
+	err = xs_apply_targets(&pl, true);
+	for (i = 0; i < XS_MAX_TARGETS; i++)
+		added |= pl.next[i].kind == XS_TARGET_BACKEND && !pl.all[i].kind;
+	for (i = 1; i < pl.n; i++)
+		added |= pl.p[i].will && !pl.p[i].had;
+	if (!err && added)
+		xs_tx_ports_sync(h);
+	if (err)
+		pr_warn("%s: %s is live, but cleaning up after it failed part way; run it "
+			"again to finish\n", h->ifname, what);
+	else if (!o->quiet)
+		printf("applied %d change%s to %s\n", pl.changes, pl.changes == 1 ? "" : "s",
+		       h->ifname);
+out:
+	xs_plan_free(&pl);
+	return err;
+}

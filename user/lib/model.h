@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * The model: the one way the state of an attachment changes.
+ *
+ * A struct xs_model is a desired state of one interface: its settings, its
+ * queue targets, its services and their backends, as a configuration file
+ * declares them. Every change is made the same way: build or load a model,
+ * edit it with the functions below, and commit it. A command loads the
+ * running state (xs_model_load), makes its one edit and commits; `apply`
+ * builds the model from a file, line by line through the same edits; the
+ * agent does what apply does. xs_model_commit() plans the difference from
+ * the running state (plan.c) and writes it in one transaction (txn.h).
+ *
+ * Every rule lives here or in the parsers these functions call: a value, a
+ * duplicate, a missing object, a limit. Each edit prints one line naming
+ * what is wrong and returns -errno, and leaves the model as it was; the
+ * configuration parser prefixes that line with FILE:LINE. The pool-level
+ * rules (the shuffle entropy limit, the bucket limit) need the planned pools
+ * and are checked by the commit, for commands and files alike.
+ */
+#ifndef XS_MODEL_H
+#define XS_MODEL_H
+
+#include <net/if.h>
+#include <stdbool.h>
+#include "defaults.h"
+#include "handle.h"
+#include "index.h"
+#include "xdpsteer.h"
+
+/*
+ * A key of an object: `--NAME ARG` on a command, `NAME ARG` on a line of a
+ * file. The same table drives both and their help (arg NULL: a flag).
+ */
+struct xs_key {
+	const char *name;
+	const char *arg;
+	const char *help;
+};
+
+/* The interface's settings: the queue pool's algorithm, and what every pool shares. */
+struct xs_settings {
+	__u64 seed[2];
+	bool has_seed;		/* false: keep the running seed */
+	__u8 algo, hand_size;	/* the queue pool's */
+	__u8 flow_fields, hand_fields;
+};
+
+struct xs_target_spec {
+	struct xs_target t;	/* kind, cpu or ifindex, qsize */
+	char ifname[IF_NAMESIZE];
+	bool drain;
+};
+
+struct xs_service_spec {
+	struct xs_service_key key;
+	struct xs_service svc;	/* encap and tunnel sources; the id is the commit's */
+	__u8 algo, hand_size;
+};
+
+struct xs_backend_spec {
+	struct xs_service_key service;
+	struct xs_target t;	/* kind, family, addr, weight */
+	bool drain;
+};
+
+extern const struct xs_key xs_settings_keys[];	/* seed algo hand-size hash-fields hand-fields */
+extern const struct xs_key xs_target_keys[];	/* qsize drain */
+extern const struct xs_key xs_service_keys[];	/* algo hand-size encap tunnel-src tunnel-src6 */
+extern const struct xs_key xs_backend_keys[];	/* weight drain */
+
+/* The setters below for a caller that holds a spec of either kind behind a key table. */
+typedef int (*xs_key_setter)(void *spec, const char *key, const char *val);
+int xs_settings_key(void *spec, const char *key, const char *val);
+int xs_target_key(void *spec, const char *key, const char *val);
+int xs_service_key(void *spec, const char *key, const char *val);
+int xs_backend_key(void *spec, const char *key, const char *val);
+
+/* Defaults. */
+void xs_settings_init(struct xs_settings *s);
+/* "cpu N" or "dev IFNAME" on this host (@nr_cpus possible CPUs), with defaults. */
+int xs_target_spec_init(struct xs_target_spec *s, const char *kind, const char *val,
+			int nr_cpus);
+/* "VIP:PORT/PROTO", with defaults. */
+int xs_service_spec_init(struct xs_service_spec *s, const char *service);
+/* "VIP:PORT/PROTO" and "IP", with defaults. */
+int xs_backend_spec_init(struct xs_backend_spec *s, const char *service, const char *addr);
+/* One key of its table: @val is NULL for a flag. -EINVAL (printed) for a bad value. */
+int xs_settings_set(struct xs_settings *s, const char *key, const char *val);
+int xs_target_spec_set(struct xs_target_spec *s, const char *key, const char *val);
+int xs_service_spec_set(struct xs_service_spec *s, const char *key, const char *val);
+int xs_backend_spec_set(struct xs_backend_spec *s, const char *key, const char *val);
+
+/* An object of the model and where it was declared (line 0: not in a file). */
+struct xs_model_target {
+	struct xs_target_spec s;
+	int line;
+};
+
+struct xs_model_service {
+	struct xs_service_spec s;
+	int line;
+};
+
+struct xs_model_backend {
+	struct xs_backend_spec s;
+	__u32 service;		/* index into xs_model.svc */
+	int line;
+};
+
+struct xs_model {
+	struct xs_settings set;
+	int hand_line;		/* where a file set the queue pool's hand size, else 0 */
+	struct xs_model_target *tgt;
+	struct xs_model_service *svc;
+	struct xs_model_backend *be;
+	__u32 n_tgt, n_svc, n_be;
+	__u32 cap_tgt, cap_svc, cap_be;
+	struct xs_index svc_by_key;	/* service key -> index into svc */
+	struct xs_index be_by_addr;	/* (index into svc, address) -> index into be */
+};
+
+/* An empty model with default settings. 0 or -ENOMEM. */
+int xs_model_init(struct xs_model *m);
+void xs_model_free(struct xs_model *m);
+/* The running state of @h: what `show` prints and what a command edits. */
+int xs_model_load(const struct xs_handle *h, struct xs_model *m);
+
+/* Edits. @line: where a file declares the object, 0 otherwise. */
+void xs_model_settings(struct xs_model *m, const struct xs_settings *s);
+int xs_model_target_add(struct xs_model *m, const struct xs_target_spec *s, int line);
+int xs_model_target_del(struct xs_model *m, const struct xs_target *t);
+int xs_model_target_drain(struct xs_model *m, const struct xs_target *t, bool drain);
+int xs_model_service_add(struct xs_model *m, const struct xs_service_spec *s, int line);
+/* Removes the service's backends with it. */
+int xs_model_service_del(struct xs_model *m, const struct xs_service_key *key);
+int xs_model_backend_add(struct xs_model *m, const struct xs_backend_spec *s, int line);
+int xs_model_backend_del(struct xs_model *m, const struct xs_service_key *key,
+			 const __be32 *addr);
+int xs_model_backend_drain(struct xs_model *m, const struct xs_service_key *key,
+			   const __be32 *addr, bool drain);
+int xs_model_backend_weight(struct xs_model *m, const struct xs_service_key *key,
+			    const __be32 *addr, __u16 weight);
+
+/* Lookups: an index into m->svc or m->be, or -1. */
+int xs_model_find_service(const struct xs_model *m, const struct xs_service_key *key);
+int xs_model_find_backend(const struct xs_model *m, __u32 svc, const __be32 *addr);
+
+struct xs_commit_opts {
+	const char *origin;	/* a file: the plan is printed under "plan for IFACE from FILE" */
+	bool dry_run;		/* print the plan, change nothing */
+	bool quiet;		/* print nothing but errors */
+};
+
+/*
+ * Make the running state of @h equal to @m in one transaction, and print
+ * what changed. 0 (done, or nothing to do), or -errno (printed, nothing
+ * changed). Pool-level errors name the line that declared the pool when
+ * @m came from a file.
+ */
+int xs_model_commit(const struct xs_handle *h, const struct xs_model *m,
+		    const struct xs_commit_opts *o);
+
+#endif /* XS_MODEL_H */

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* The name tables (names.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <linux/bpf.h>
+#include <xdp/libxdp.h>
+#include "log.h"
+#include "names.h"
+#include "xdpsteer.h"
+
+const struct xs_name xs_algo_names[] = {
+	{ XS_ALGO_JUMP, "jump" },
+	{ XS_ALGO_SHUFFLE, "shuffle" },
+	{ 0, NULL },
+};
+
+const struct xs_name xs_encap_names[] = {
+	{ XS_ENCAP_IPIP, "ipip" },
+	{ XS_ENCAP_L2, "l2" },
+	{ 0, NULL },
+};
+
+const struct xs_name xs_kind_names[] = {
+	{ XS_TARGET_CPU, "cpu" },
+	{ XS_TARGET_DEV, "dev" },
+	{ XS_TARGET_BACKEND, "backend" },
+	{ 0, NULL },
+};
+
+/* The kinds a `target` line or command may name: a backend belongs to a service. */
+const struct xs_name xs_queue_kind_names[] = {
+	{ XS_TARGET_CPU, "cpu" },
+	{ XS_TARGET_DEV, "dev" },
+	{ 0, NULL },
+};
+
+const struct xs_name xs_verdict_names[] = {
+	{ XDP_PASS, "pass" },
+	{ XDP_DROP, "drop" },
+	{ 0, NULL },
+};
+
+const struct xs_name xs_mode_names[] = {
+	{ XDP_MODE_NATIVE, "native" },
+	{ XDP_MODE_SKB, "skb" },
+	{ XDP_MODE_HW, "hw" },
+	{ 0, NULL },
+};
+
+#define XS_COUNTER_NAME(e, name, kind) { e, #name },
+const struct xs_name xs_counter_names[] = { XS_COUNTERS(XS_COUNTER_NAME) { 0, NULL } };
+#undef XS_COUNTER_NAME
+#define XS_COUNTER_KIND(e, name, kind) kind,
+const char *const xs_counter_kinds[] = { XS_COUNTERS(XS_COUNTER_KIND) };
+#undef XS_COUNTER_KIND
+
+const char *xs_name_of(const struct xs_name *t, unsigned int val)
+{
+	for (; t->name; t++)
+		if (t->val == val)
+			return t->name;
+	return "?";
+}
+
+const char *xs_name_choices(const struct xs_name *t, const char *sep, char *buf, size_t len)
+{
+	const struct xs_name *i;
+	size_t used = 0;
+
+	buf[0] = 0;
+	for (i = t; i->name && used < len; i++) {
+		/* "a, b or c" where @sep is " or ": the last one joins with it. */
+		const char *join = i == t ? "" : !i[1].name ? sep : strcmp(sep, "|") ? ", " : "|";
+
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", join, i->name);
+	}
+	return buf;
+}
+
+int xs_name_parse(const struct xs_name *t, const char *s, const char *what, unsigned int *val)
+{
+	const struct xs_name *i;
+	char choices[128];
+
+	for (i = t; i->name; i++) {
+		if (!strcmp(i->name, s)) {
+			*val = i->val;
+			return 0;
+		}
+	}
+	pr_warn("%s: '%s' is not %s\n", what, s, xs_name_choices(t, " or ", choices, sizeof(choices)));
+	return -EINVAL;
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * The plan of a commit (model.h): the running state read into copies (the
+ * targets array and each pool), edited into what the model wants, checked
+ * whole before anything is written. plan.c plans the services and their
+ * backends, plan_queues.c the queue pool, plan_log.c prints, commit.c
+ * writes the result.
+ */
+#ifndef XS_PLAN_H
+#define XS_PLAN_H
+
+#include <stdio.h>
+#include "index.h"
+#include "model.h"
+#include "pool.h"
+#include "pool_edit.h"
+#include "service.h"
+
+struct xs_plan_pool {
+	__u32 id;
+	bool had, will;		/* exists before / after */
+	struct xs_pool old, new;
+	struct xs_service_key key;
+	struct xs_service old_svc, new_svc;
+	int line;		/* of its service (or settings) in the file */
+};
+
+struct xs_plan {
+	const struct xs_handle *h;
+	const struct xs_model *m;
+	const char *origin;		/* the file @m came from, for FILE:LINE; or NULL */
+	struct xs_target *all, *next;	/* now, and as the file wants it */
+	struct xs_plan_pool *p;		/* p[0] is the queue pool */
+	FILE *out;			/* the plan, printed once it is valid */
+	char *text;
+	size_t len;
+	__u32 n;
+	int changes;
+	/*
+	 * What keeps the plan linear in the number of backends: each pool is
+	 * edited through an index of its buckets, each service visits only its
+	 * own backends (running and in the file), a file backend learns its
+	 * running id while its service's running backends are walked, and new
+	 * backends take ids from a cursor.
+	 */
+	struct xs_pool_edit edit;
+	struct xs_groups running;	/* running backend ids by service id */
+	struct xs_groups in_file;	/* indexes into m->be by index into m->svc */
+	__u32 *file_id;			/* per m->be: its running target id, or XS_NO_TARGET */
+	__u32 free_backend;		/* no backend id below it is free */
+	struct xs_index addr_users;	/* address -> backends in next with it */
+};
+
+/* Plan every change of @pl->m against the running state of @pl->h, checked. */
+int xs_plan_build(struct xs_plan *pl);
+void xs_plan_free(struct xs_plan *pl);
+/* One change, printed in the plan ("+ target cpu 1") and counted. */
+void xs_plan_say(struct xs_plan *pl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* An error at @line of the model's file (FILE:LINE: ...), or of the interface. */
+void xs_plan_err(const struct xs_plan *pl, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The queue pool: its settings and its targets (plan_queues.c). */
+int xs_plan_queue_settings(struct xs_plan *pl);
+int xs_plan_queue(struct xs_plan *pl);
+
+#endif /* XS_PLAN_H */

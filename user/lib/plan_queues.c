@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* The plan of the queue pool (plan.h): its settings, and its cpu and dev targets. */
+#include <errno.h>
+#include <string.h>
+#include "log.h"
+#include "names.h"
+#include "parse.h"
+#include "plan.h"
+#include "target.h"
+
+int xs_plan_queue_settings(struct xs_plan *pl)
+{
+	const struct xs_model *m = pl->m;
+	struct xs_pool_hdr *o = &pl->p[0].old.hdr, *n = &pl->p[0].new.hdr;
+	char a[64], b[64];
+
+	n->algo = m->set.algo;
+	n->hand_size = m->set.hand_size;
+	n->flow_fields = m->set.flow_fields;
+	n->hand_fields = m->set.hand_fields;
+	if (m->set.has_seed)
+		memcpy(n->seed, m->set.seed, sizeof(n->seed));
+	if (o->algo != n->algo)
+		xs_plan_say(pl, "~ algo %s -> %s", xs_name_of(xs_algo_names, o->algo), xs_name_of(xs_algo_names, n->algo));
+	if (o->hand_size != n->hand_size)
+		xs_plan_say(pl, "~ hand-size %u -> %u", o->hand_size, n->hand_size);
+	if (o->flow_fields != n->flow_fields) {
+		xs_format_fields(o->flow_fields, a, sizeof(a));
+		xs_format_fields(n->flow_fields, b, sizeof(b));
+		xs_plan_say(pl, "~ hash-fields %s -> %s", a, b);
+	}
+	if (o->hand_fields != n->hand_fields) {
+		xs_format_fields(o->hand_fields, a, sizeof(a));
+		xs_format_fields(n->hand_fields, b, sizeof(b));
+		xs_plan_say(pl, "~ hand-fields %s -> %s", a, b);
+	}
+	if (memcmp(o->seed, n->seed, sizeof(o->seed)))
+		xs_plan_say(pl, "~ seed %016llx%016llx -> %016llx%016llx (every pool)",
+			    (unsigned long long)o->seed[0], (unsigned long long)o->seed[1],
+			    (unsigned long long)n->seed[0], (unsigned long long)n->seed[1]);
+	return 0;
+}
+
+/* The id a queue target from the file has, or gets (as `target add` picks it). */
+static __u32 xs_plan_target_id(const struct xs_plan *pl, const struct xs_target *t)
+{
+	const struct xs_target *all = pl->all, *next = pl->next;
+	__u32 i;
+
+	if (t->kind == XS_TARGET_CPU)
+		return t->cpu;
+	for (i = XS_DEV_BASE; i < XS_BACKEND_BASE; i++)
+		if ((all[i].flags & XS_TARGET_F_ACTIVE) && all[i].kind == XS_TARGET_DEV &&
+		    all[i].ifindex == t->ifindex)
+			return i;
+	/* Never an id that is being removed in this same change: its old entry
+	 * must stay valid until the pool without it is published. */
+#define XS_FREE(i) (!(all[i].flags & XS_TARGET_F_ACTIVE) && !(next[i].flags & XS_TARGET_F_ACTIVE))
+	for (i = XS_DEV_BASE; i < XS_BACKEND_BASE; i++)
+		if (XS_FREE(i) && all[i].kind == XS_TARGET_DEV && all[i].ifindex == t->ifindex)
+			return i;
+	for (i = XS_DEV_BASE; i < XS_BACKEND_BASE; i++)
+		if (XS_FREE(i) && !all[i].kind && !next[i].kind)
+			return i;
+	for (i = XS_DEV_BASE; i < XS_BACKEND_BASE; i++)
+		if (XS_FREE(i) && next[i].kind != XS_TARGET_DEV)
+			return i;
+#undef XS_FREE
+	return XS_NO_TARGET;
+}
+
+static bool xs_model_has_target(const struct xs_model *m, const struct xs_target *t)
+{
+	__u32 i;
+
+	for (i = 0; i < m->n_tgt; i++)
+		if (m->tgt[i].s.t.kind == t->kind &&
+		    (t->kind == XS_TARGET_CPU ? m->tgt[i].s.t.cpu == t->cpu
+					      : m->tgt[i].s.t.ifindex == t->ifindex))
+			return true;
+	return false;
+}
+
+static int xs_plan_queue_targets(struct xs_plan *pl)
+{
+	struct xs_pool_edit *e = &pl->edit;
+	const struct xs_model *m = pl->m;
+	struct xs_target *all = pl->all, *next = pl->next;
+	char name[64];
+	__u32 i, id;
+	int err, pass;
+
+	/* Removals first: additions may then fill the holes they leave. */
+	for (id = 0; id < XS_BACKEND_BASE; id++) {
+		struct xs_target none = { 0 };
+
+		if (!(all[id].flags & XS_TARGET_F_ACTIVE) || xs_model_has_target(m, &all[id]))
+			continue;
+		xs_edit_shrink(e, id, ~0U);
+		none.kind = all[id].kind;
+		none.ifindex = all[id].ifindex;
+		none.bucket = all[id].bucket;
+		next[id] = none;
+		xs_target_name(pl->h, &all[id], id, name, sizeof(name));
+		xs_plan_say(pl, "- target %s", name);
+	}
+	/* Then drains, undrains and qsize changes of targets that stay; last the
+	 * new ones, in file order, so undrained targets get their buckets back. */
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < m->n_tgt; i++) {
+			const struct xs_model_target *ct = &m->tgt[i];
+			struct xs_target t = ct->s.t;
+			bool exists;
+
+			id = xs_plan_target_id(pl, &t);
+			if (id == XS_NO_TARGET) {
+				xs_plan_err(pl, ct->line, "target dev %s: all %u dev targets are in use",
+					   ct->s.ifname, XS_MAX_DEVS);
+				return -ENOSPC;
+			}
+			exists = all[id].flags & XS_TARGET_F_ACTIVE;
+			if (exists != !pass)
+				continue;
+			xs_target_name(pl->h, &t, id, name, sizeof(name));
+			if (exists) {
+				bool was = all[id].flags & XS_TARGET_F_DRAIN;
+
+				err = xs_edit_existing(e, &next[id], id, ct->s.drain, 0);
+				if (err)
+					return err;
+				if (was != ct->s.drain)
+					xs_plan_say(pl, "~ target %s: %s", name,
+						    ct->s.drain ? "drain" : "undrain");
+				if (t.kind == XS_TARGET_CPU && next[id].qsize != t.qsize) {
+					xs_plan_say(pl, "~ target %s: qsize %u -> %u", name,
+						    next[id].qsize, t.qsize);
+					next[id].qsize = t.qsize;
+				}
+				continue;
+			}
+			t.bucket = all[id].kind == t.kind ? all[id].bucket : XS_NO_TARGET;
+			t.flags = XS_TARGET_F_ACTIVE | (ct->s.drain ? XS_TARGET_F_DRAIN : 0);
+			t.uid = xs_new_uid();
+			if (!ct->s.drain) {
+				err = xs_edit_grow(e, &all[id], id, 1);
+				if (err)
+					return err;
+				xs_edit_first_bucket(e, &t, id);
+			}
+			next[id] = t;
+			xs_plan_say(pl, "+ target %s%s", name, ct->s.drain ? " (drained)" : "");
+		}
+	}
+	return 0;
+}
+
+int xs_plan_queue(struct xs_plan *pl)
+{
+	int err = xs_edit_begin(&pl->edit, &pl->p[0].new);
+
+	err = err ?: xs_plan_queue_targets(pl);
+	xs_edit_end(&pl->edit);
+	return err;
+}

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* Pools (pool.h): read, built into inner maps, and the rules of their buckets. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "log.h"
+#include "pool.h"
+#include "xs_shuffle.h"
+
+int xs_pool_base(const struct xs_handle *h, __u32 *base)
+{
+	struct xs_self self;
+	__u32 zero = 0;
+
+	if (bpf_map_lookup_elem(h->self_fd, &zero, &self)) {
+		int err = -errno;
+
+		pr_warn("%s: cannot read xs_self: %s\n", h->ifname, strerror(-err));
+		return err;
+	}
+	*base = self.pool_base ? XS_MAX_POOLS : 0;
+	return 0;
+}
+
+int xs_pool_read(const struct xs_handle *h, __u32 pool_id, struct xs_pool *p)
+{
+	union xs_pool_entry *vals = NULL;
+	__u32 inner_id, n, i, base, slot, *keys = NULL;
+	int fd, err;
+
+	memset(p, 0, sizeof(*p));
+	err = xs_pool_base(h, &base);
+	if (err)
+		return err;
+	slot = base + pool_id;
+	if (bpf_map_lookup_elem(h->pools_fd, &slot, &inner_id)) {
+		err = -errno;
+		pr_warn("%s: cannot read pool %u from xs_pools: %s\n", h->ifname, pool_id,
+			strerror(-err));
+		return err;
+	}
+	fd = bpf_map_get_fd_by_id(inner_id);
+	if (fd < 0) {
+		err = -errno;
+		pr_warn("%s: cannot open pool %u (map id %u): %s\n", h->ifname, pool_id, inner_id,
+			strerror(-err));
+		return err;
+	}
+	i = 0;
+	if (bpf_map_lookup_elem(fd, &i, &p->hdr)) {
+		err = -errno;
+		pr_warn("%s: cannot read pool %u header: %s\n", h->ifname, pool_id,
+			strerror(-err));
+		goto out;
+	}
+	n = p->hdr.n_buckets;
+	err = -EINVAL;
+	if (n > XS_MAX_BUCKETS) {
+		pr_warn("%s: pool %u claims %u buckets, more than %u\n", h->ifname, pool_id, n,
+			XS_MAX_BUCKETS);
+		goto out;
+	}
+	err = -ENOMEM;
+	p->bucket = calloc(n + 1, sizeof(*p->bucket));
+	keys = calloc(n + 1, sizeof(*keys));
+	vals = calloc(n + 1, sizeof(*vals));
+	if (!p->bucket || !keys || !vals)
+		goto out;
+	if (n) {
+		__u32 count = n + 1, out_batch;
+		LIBBPF_OPTS(bpf_map_batch_opts, bopts);
+
+		err = bpf_map_lookup_batch(fd, NULL, &out_batch, keys, vals, &count, &bopts);
+		if (err && errno != ENOENT) {
+			err = -errno;
+			pr_warn("%s: cannot read pool %u buckets: %s\n", h->ifname, pool_id,
+				strerror(-err));
+			goto out;
+		}
+		if (count < n + 1) {
+			err = -EIO;
+			pr_warn("%s: pool %u: read %u of %u entries\n", h->ifname, pool_id, count,
+				n + 1);
+			goto out;
+		}
+		for (i = 0; i < n; i++)
+			p->bucket[i] = vals[i + 1].bucket.target;
+	}
+	err = 0;
+out:
+	if (err)
+		xs_pool_free(p);
+	free(keys);
+	free(vals);
+	close(fd);
+	return err;
+}
+
+/*
+ * Is pool id @id live? Only the live generation tells: the other one holds
+ * whatever the last transaction left there. On a read error, say yes: an id
+ * never given out twice matters more than one left unused.
+ */
+bool xs_pool_in_use(const struct xs_handle *h, __u32 id)
+{
+	__u32 inner, base, slot;
+
+	if (xs_pool_base(h, &base))
+		return true;
+	slot = base + id;
+	return !bpf_map_lookup_elem(h->pools_fd, &slot, &inner);
+}
+
+/*
+ * Pools are created here, not by libbpf, so give them the object's BTF:
+ * then `bpftool map dump` prints union xs_pool_entry field by field.
+ * Best effort: a pool without BTF works the same.
+ */
+static void xs_pool_btf(const struct xs_handle *h, struct bpf_map_create_opts *copts)
+{
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info);
+	struct btf *btf;
+	int key, val, fd;
+
+	if (bpf_obj_get_info_by_fd(h->targets_fd, &info, &len) || !info.btf_id)
+		return;
+	btf = btf__load_from_kernel_by_id(info.btf_id);
+	if (!btf)
+		return;
+	key = btf__find_by_name_kind(btf, "__u32", BTF_KIND_TYPEDEF);
+	val = btf__find_by_name_kind(btf, "xs_pool_entry", BTF_KIND_UNION);
+	btf__free(btf);
+	if (key <= 0 || val <= 0)
+		return;
+	fd = bpf_btf_get_fd_by_id(info.btf_id);
+	if (fd < 0)
+		return;
+	copts->btf_fd = fd;
+	copts->btf_key_type_id = key;
+	copts->btf_value_type_id = val;
+}
+
+/*
+ * A new inner map holding @p, filled and frozen: what a transaction swaps
+ * into xs_pools. Returns its fd (the caller closes it) or -errno.
+ */
+int xs_pool_build(const struct xs_handle *h, __u32 pool_id, const struct xs_pool *p)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, copts, .map_flags = BPF_F_INNER_MAP);
+	LIBBPF_OPTS(bpf_map_batch_opts, bopts);
+	union xs_pool_entry *vals = NULL;
+	__u32 n = p->hdr.n_buckets, count = n + 1, i, *keys = NULL;
+	char name[16];
+	int fd, err;
+
+	snprintf(name, sizeof(name), "xs_pool%u", pool_id);
+	xs_pool_btf(h, &copts);
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, name, sizeof(__u32), sizeof(union xs_pool_entry),
+			    n + 1, &copts);
+	if (copts.btf_fd)
+		close(copts.btf_fd);
+	if (fd < 0) {
+		err = -errno;
+		pr_warn("%s: cannot create a map for pool %u (%u buckets): %s\n", h->ifname,
+			pool_id, n, strerror(-err));
+		return err;
+	}
+	err = -ENOMEM;
+	keys = calloc(n + 1, sizeof(*keys));
+	vals = calloc(n + 1, sizeof(*vals));
+	if (!keys || !vals)
+		goto out;
+	for (i = 0; i <= n; i++)
+		keys[i] = i;
+	vals[0].hdr = p->hdr;
+	for (i = 0; i < n; i++)
+		vals[i + 1].bucket.target = p->bucket[i];
+	if (bpf_map_update_batch(fd, keys, vals, &count, &bopts) || bpf_map_freeze(fd)) {
+		err = -errno;
+		pr_warn("%s: cannot fill pool %u: %s\n", h->ifname, pool_id, strerror(-err));
+		goto out;
+	}
+	err = 0;
+out:
+	free(keys);
+	free(vals);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+void xs_pool_free(struct xs_pool *p)
+{
+	free(p->bucket);
+	p->bucket = NULL;
+}
+
+int xs_pool_copy(struct xs_pool *dst, const struct xs_pool *src)
+{
+	dst->hdr = src->hdr;
+	dst->bucket = calloc(src->hdr.n_buckets + 1, sizeof(*dst->bucket));
+	if (!dst->bucket)
+		return -ENOMEM;
+	memcpy(dst->bucket, src->bucket, src->hdr.n_buckets * sizeof(*dst->bucket));
+	return 0;
+}
+
+bool xs_pool_same(const struct xs_pool *a, const struct xs_pool *b)
+{
+	struct xs_pool_hdr x = a->hdr, y = b->hdr;
+
+	x.generation = y.generation = 0;
+	return !memcmp(&x, &y, sizeof(x)) &&
+	       !memcmp(a->bucket, b->bucket, a->hdr.n_buckets * sizeof(*a->bucket));
+}
+
+int xs_pool_find(const struct xs_pool *p, __u32 target)
+{
+	__u32 i;
+
+	for (i = 0; i < p->hdr.n_buckets; i++)
+		if (p->bucket[i] == target)
+			return (int)i;
+	return -1;
+}
+
+__u32 xs_pool_live(const struct xs_pool *p)
+{
+	__u32 i, n = 0;
+
+	for (i = 0; i < p->hdr.n_buckets; i++)
+		n += p->bucket[i] != XS_NO_TARGET;
+	return n;
+}
+
+/*
+ * Where a new target goes: back into the bucket it held before, if that is
+ * still a hole (restoring the earlier mapping exactly), else the lowest hole,
+ * else a new bucket at the end (returns n_buckets).
+ */
+__u32 xs_pool_pick_bucket(const struct xs_pool *p, const struct xs_target *old)
+{
+	__u32 i;
+
+	if (old->kind && old->bucket < p->hdr.n_buckets && p->bucket[old->bucket] == XS_NO_TARGET)
+		return old->bucket;
+	for (i = 0; i < p->hdr.n_buckets; i++)
+		if (p->bucket[i] == XS_NO_TARGET)
+			return i;
+	return p->hdr.n_buckets;
+}
+
+/*
+ * Drain: empty every bucket of target @id (holes, never a shrink, so that
+ * undraining restores the mapping exactly). Undrain: fill the bucket it held
+ * first, then as many holes (or new buckets) as its weight. Returns the
+ * number of buckets changed, or -ENOMEM.
+ */
+int xs_pool_drain(struct xs_pool *p, const struct xs_target *t, __u32 id, bool drain)
+{
+	__u32 b, want = t->weight ? t->weight : 1, changed = 0, *grown;
+
+	if (drain) {
+		for (b = 0; b < p->hdr.n_buckets; b++) {
+			if (p->bucket[b] == id) {
+				p->bucket[b] = XS_NO_TARGET;
+				changed++;
+			}
+		}
+		return (int)changed;
+	}
+	grown = realloc(p->bucket, (p->hdr.n_buckets + want) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	p->bucket = grown;
+	while (changed < want) {
+		b = xs_pool_pick_bucket(p, t);
+		if (b == p->hdr.n_buckets)
+			p->hdr.n_buckets++;
+		p->bucket[b] = id;
+		changed++;
+	}
+	return (int)changed;
+}
+
+/*
+ * Empty bucket @slot. The last bucket of a pool without holes is dropped
+ * instead, which is plain jump over one bucket fewer: the same keys move.
+ * Shrinking past an older hole would re-route the keys displaced from it,
+ * so any other removal leaves a hole.
+ */
+void xs_pool_remove(struct xs_pool *p, __u32 slot)
+{
+	p->bucket[slot] = XS_NO_TARGET;
+	if (slot + 1 == p->hdr.n_buckets && xs_pool_live(p) == slot)
+		p->hdr.n_buckets--;
+}
+
+/* Would a pool of @n buckets be legal? Prints why not. */
+int xs_pool_check_size(const char *what, const struct xs_pool_hdr *hdr, __u32 n)
+{
+	__u32 hand;
+
+	if (n > XS_MAX_BUCKETS) {
+		pr_warn("%s: a pool holds at most %u slots\n", what, XS_MAX_BUCKETS);
+		return -ENOSPC;
+	}
+	if (hdr->algo != XS_ALGO_SHUFFLE || n == 0)
+		return 0;
+	hand = hdr->hand_size < n ? hdr->hand_size : n;
+	if (xs_hand_entropy_ok(n, hand)) {
+		pr_warn("%s: hand size %u with %u targets needs more than %u bits of hash entropy "
+			"(hand * log2(targets) must be <= %u): use a smaller --hand-size "
+			"or fewer targets\n", what, hand, n, XS_ENTROPY_BITS, XS_ENTROPY_BITS);
+		return -ERANGE;
+	}
+	return 0;
+}

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * The keys of each object (model.h): one table per object serves the
+ * command's options, the file's keys and the help of both, and one setter
+ * per object parses every key. A value a command refuses, a file refuses
+ * with the same words.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <arpa/inet.h>
+#include "log.h"
+#include "model.h"
+#include "names.h"
+#include "parse.h"
+#include "service.h"
+#include "target.h"
+#include "xs_shuffle.h"
+
+#define XS_STR(x) #x
+#define XS_XSTR(x) XS_STR(x)
+
+const struct xs_key xs_settings_keys[] = {
+	{ "seed", "HEX", "128-bit hash key as 32 hex digits (default: random at attach)" },
+	{ "algo", "jump|shuffle", "the queue pool's selection algorithm (default jump)" },
+	{ "hand-size", "H", "shuffle: cards per hand, 1-15 (default " XS_XSTR(XS_DEFAULT_HAND) ")" },
+	{ "hash-fields", "LIST", "flow hash fields (default src,dst,sport,dport,proto)" },
+	{ "hand-fields", "LIST", "shuffle: fields that deal the hand (default src)" },
+	{ 0 },
+};
+
+const struct xs_key xs_target_keys[] = {
+	{ "qsize", "Q", "cpu: cpumap queue size in frames, 1-" XS_XSTR(XS_MAX_QSIZE)
+			" (default " XS_XSTR(XS_DEFAULT_QSIZE) ")" },
+	{ "drain", NULL, "added draining: in no slot, takes no new flows" },
+	{ 0 },
+};
+
+const struct xs_key xs_service_keys[] = {
+	{ "algo", "jump|shuffle", "selection algorithm (default jump)" },
+	{ "hand-size", "H", "shuffle: cards per hand, 1-15 (default " XS_XSTR(XS_DEFAULT_HAND) ")" },
+	{ "encap", "ipip|l2", "delivery: IP-in-IP tunnel or L2 DSR (default ipip)" },
+	{ "tunnel-src", "CIDR", "ipip: outer IPv4 source prefix (default " XS_DEFAULT_TUNNEL_SRC4 ")" },
+	{ "tunnel-src6", "CIDR", "ipip: outer IPv6 source prefix (default " XS_DEFAULT_TUNNEL_SRC6 ")" },
+	{ 0 },
+};
+
+const struct xs_key xs_backend_keys[] = {
+	{ "weight", "W", "share of new flows, 1-" XS_XSTR(XS_MAX_WEIGHT) " (default 1): W slots" },
+	{ "drain", NULL, "added draining: in no slot, takes no new flows" },
+	{ 0 },
+};
+
+/* Index of @key in @keys; -EINVAL printed for a key the object does not have. */
+static int xs_key_index(const struct xs_key *keys, const char *what, const char *key,
+			const char *val)
+{
+	int i;
+
+	for (i = 0; keys[i].name; i++) {
+		if (strcmp(keys[i].name, key))
+			continue;
+		if (!keys[i].arg != !val) {
+			pr_warn("%s: '%s' %s\n", what, key, val ? "takes no value" : "needs a value");
+			return -EINVAL;
+		}
+		return i;
+	}
+	pr_warn("%s: unknown key '%s'\n", what, key);
+	return -EINVAL;
+}
+
+static int xs_parse_hand(const char *s, __u8 *hand)
+{
+	__u32 u;
+
+	/* 15 is the largest hand any N allows within 60 bits (N = 15 or 16). */
+	if (xs_parse_u32(s, "hand-size", 1, XS_MAX_HAND - 1, &u))
+		return -EINVAL;
+	*hand = (__u8)u;
+	return 0;
+}
+
+static int xs_parse_algo(const char *s, __u8 *algo)
+{
+	unsigned int v;
+
+	if (xs_name_parse(xs_algo_names, s, "algo", &v))
+		return -EINVAL;
+	*algo = (__u8)v;
+	return 0;
+}
+
+void xs_settings_init(struct xs_settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->algo = XS_DEFAULT_ALGO;
+	s->hand_size = XS_DEFAULT_HAND;
+	s->flow_fields = XS_F_DEFAULT_FLOW;
+	s->hand_fields = XS_F_DEFAULT_HAND;
+}
+
+int xs_settings_set(struct xs_settings *s, const char *key, const char *val)
+{
+	switch (xs_key_index(xs_settings_keys, "setting", key, val)) {
+	case 0:
+		s->has_seed = true;
+		if (!strcmp(val, "random")) {
+			if (getrandom(s->seed, sizeof(s->seed), 0) == sizeof(s->seed))
+				return 0;
+			pr_warn("seed: cannot draw a random seed: %s\n", strerror(errno));
+			return -EIO;
+		}
+		return xs_parse_seed(val, s->seed);
+	case 1:
+		return xs_parse_algo(val, &s->algo);
+	case 2:
+		return xs_parse_hand(val, &s->hand_size);
+	case 3:
+		return xs_parse_fields(val, "hash-fields", &s->flow_fields);
+	case 4:
+		return xs_parse_fields(val, "hand-fields", &s->hand_fields);
+	default:
+		return -EINVAL;
+	}
+}
+
+int xs_target_spec_init(struct xs_target_spec *s, const char *kind, const char *val,
+			int nr_cpus)
+{
+	unsigned int k;
+	int ifindex;
+
+	memset(s, 0, sizeof(*s));
+	if (xs_name_parse(xs_queue_kind_names, kind, "target", &k))
+		return -EINVAL;
+	s->t.kind = k;
+	if (k == XS_TARGET_CPU) {
+		if (xs_parse_u32(val, "cpu", 0, XS_MAX_CPUS - 1, &s->t.cpu))
+			return -EINVAL;
+		if ((int)s->t.cpu >= nr_cpus || !xs_cpu_online(s->t.cpu)) {
+			pr_warn("cpu %u does not exist or is offline on this host (online CPUs are "
+				"listed in /sys/devices/system/cpu/online)\n", s->t.cpu);
+			return -EINVAL;
+		}
+		s->t.qsize = XS_DEFAULT_QSIZE;
+		return 0;
+	}
+	ifindex = xs_ifindex(val);
+	if (ifindex < 0)
+		return ifindex;
+	s->t.ifindex = (__u32)ifindex;
+	snprintf(s->ifname, sizeof(s->ifname), "%s", val);
+	return 0;
+}
+
+int xs_target_spec_set(struct xs_target_spec *s, const char *key, const char *val)
+{
+	switch (xs_key_index(xs_target_keys, "target", key, val)) {
+	case 0:
+		if (s->t.kind != XS_TARGET_CPU) {
+			pr_warn("target dev %s: qsize applies to cpu targets only\n", s->ifname);
+			return -EINVAL;
+		}
+		return xs_parse_u32(val, "qsize", 1, XS_MAX_QSIZE, &s->t.qsize);
+	case 1:
+		s->drain = true;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+int xs_service_spec_init(struct xs_service_spec *s, const char *service)
+{
+	memset(s, 0, sizeof(*s));
+	s->algo = XS_DEFAULT_ALGO;
+	s->hand_size = XS_DEFAULT_HAND;
+	s->svc.encap = XS_DEFAULT_ENCAP;
+	return xs_parse_service(service, &s->key) ?:
+	       xs_parse_cidr(XS_DEFAULT_TUNNEL_SRC4, AF_INET, &s->svc.src4, &s->svc.src4_bits) ?:
+	       xs_parse_cidr(XS_DEFAULT_TUNNEL_SRC6, AF_INET6, s->svc.src6, &s->svc.src6_bits);
+}
+
+int xs_service_spec_set(struct xs_service_spec *s, const char *key, const char *val)
+{
+	unsigned int v;
+
+	switch (xs_key_index(xs_service_keys, "service", key, val)) {
+	case 0:
+		return xs_parse_algo(val, &s->algo);
+	case 1:
+		return xs_parse_hand(val, &s->hand_size);
+	case 2:
+		if (xs_name_parse(xs_encap_names, val, "encap", &v))
+			return -EINVAL;
+		s->svc.encap = (__u8)v;
+		return 0;
+	case 3:
+		return xs_parse_cidr(val, AF_INET, &s->svc.src4, &s->svc.src4_bits);
+	case 4:
+		return xs_parse_cidr(val, AF_INET6, s->svc.src6, &s->svc.src6_bits);
+	default:
+		return -EINVAL;
+	}
+}
+
+int xs_backend_spec_init(struct xs_backend_spec *s, const char *service, const char *addr)
+{
+	memset(s, 0, sizeof(*s));
+	if (xs_parse_service(service, &s->service) || xs_parse_backend(addr, &s->t))
+		return -EINVAL;
+	s->t.weight = XS_DEFAULT_WEIGHT;
+	return 0;
+}
+
+int xs_backend_spec_set(struct xs_backend_spec *s, const char *key, const char *val)
+{
+	__u32 w;
+
+	switch (xs_key_index(xs_backend_keys, "backend", key, val)) {
+	case 0:
+		if (xs_parse_u32(val, "weight", 1, XS_MAX_WEIGHT, &w))
+			return -EINVAL;
+		s->t.weight = (__u16)w;
+		return 0;
+	case 1:
+		s->drain = true;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+int xs_settings_key(void *spec, const char *key, const char *val)
+{
+	return xs_settings_set(spec, key, val);
+}
+
+int xs_target_key(void *spec, const char *key, const char *val)
+{
+	return xs_target_spec_set(spec, key, val);
+}
+
+int xs_service_key(void *spec, const char *key, const char *val)
+{
+	return xs_service_spec_set(spec, key, val);
+}
+
+int xs_backend_key(void *spec, const char *key, const char *val)
+{
+	return xs_backend_spec_set(spec, key, val);
+}
