@@ -2,6 +2,12 @@
 #
 #   make            build build/xdpsteer (BPF object, skeleton, CLI)
 #   make test       install what is missing, build, run every test
+#   make unit       only the unit tests (tests/unit), no root needed
+#   make prog-test  only the BPF program tests (tests/prog), as root
+#   make ns-test    only the namespace tests (tests/ns), as root
+#   T=NAME          with any of those four: only the test NAME, or the suite
+#                   NAME (test_hash, test_lb.sh, fuzz); several: T="a b"
+#                   (tests/run.sh --list shows the names; see tests/README.md)
 #   make bench      benchmarks, each as a ratio to a baseline timed in the same run
 #   make demo       veth/netns testbed: attach, send flows, show the spread, change targets
 #   make deps       install the Debian packages the project needs
@@ -179,9 +185,27 @@ fuzz: deps
 	$(Q)$(MAKE) --no-print-directory $(FUZZ)
 	$(Q)tests/fuzz/run.sh $(FUZZ_SECONDS)
 
+# Each builds what its kind needs and runs tests/run.sh on that kind; T picks
+# one test (or suite) by name, and a name that matches nothing fails.
+RUN_T := $(addprefix -t ,$(T))
+# The build step of a test target says what it builds, not "is up to date".
+TEST_MAKE := $(MAKE) --no-print-directory $(if $(filter 1,$(V)),,-s)
+
 test: deps
-	$(Q)$(MAKE) --no-print-directory all $(UNIT_TESTS) $(PROG_TESTS) $(FUZZ)
-	$(Q)XS_BUILD=$(BUILD) tests/run.sh
+	$(Q)$(TEST_MAKE) all $(UNIT_TESTS) $(PROG_TESTS) $(FUZZ)
+	$(Q)XS_BUILD=$(BUILD) tests/run.sh all $(RUN_T)
+
+unit: deps
+	$(Q)$(TEST_MAKE) $(UNIT_TESTS)
+	$(Q)XS_BUILD=$(BUILD) tests/run.sh unit $(RUN_T)
+
+prog-test: deps
+	$(Q)$(TEST_MAKE) $(PROG_TESTS)
+	$(Q)XS_BUILD=$(BUILD) tests/run.sh prog $(RUN_T)
+
+ns-test: deps
+	$(Q)$(TEST_MAKE) all
+	$(Q)XS_BUILD=$(BUILD) tests/run.sh ns $(RUN_T)
 
 # make check: static analysis, valgrind on the CLI, and the BPF object built by
 # clang 14 and clang 19 (each into its own directory, whatever BPF_CLANG is)

@@ -14,7 +14,9 @@
 # cross $IF_STEER are the ones a test sends. The CLI runs in a namespace through
 # `nsenter --net=` (not `ip netns exec`, which remounts /sys and so hides bpffs).
 #
-# Per test: run_test NAME FUNCTION prints "PASS: NAME", "FAIL: NAME" plus the
+# Tests: every function t_NAME in the sourcing script is the test NAME;
+# ns_select "$@" picks all or the named ones (--list prints them). Per test:
+# run_test NAME FUNCTION prints "PASS: NAME", "FAIL: NAME" plus the
 # output it captured, or "SKIP: NAME: reason"; finish SUITE prints
 # "SUITE: N passed, N failed" and returns non-zero if anything failed or skipped.
 # V=1 prints every command as it runs (and the tests' output live).
@@ -317,6 +319,85 @@ _on_signal() {
 		[ -n "${XS_SUITE:-}" ] && finish "$XS_SUITE"
 	fi
 	exit "$2"
+}
+
+# ---- registration ---------------------------------------------------------
+
+# ns_tests: every test of the sourcing script, in definition order. A test is
+# a function named t_NAME; its name is NAME. (extdebug makes declare -F print
+# the line a function starts on; it stays in this subshell.)
+ns_tests() (
+	local fn
+	shopt -s extdebug
+	for fn in $(compgen -A function t_); do
+		declare -F "$fn"
+	done | sort -k2,2n | awk '{ sub(/^t_/, "", $1); print $1 }'
+)
+
+# ns_needs TEST EARLIER: TEST uses what test EARLIER left behind (its traffic,
+# its files); run by name, TEST brings EARLIER along. Declare before ns_select.
+_XS_NEEDS=()
+ns_needs() { _XS_NEEDS+=("$1 $2"); }
+
+# ns_select ARGS...: call first in the suite's main shell, before any setup.
+# Puts the tests to run in NS_TESTS: all of them, or those named (with or
+# without t_) and the ones they need, in definition order either way. --list
+# prints the names and exits; a name that is no test here fails the suite
+# before anything runs.
+NS_TESTS=()
+ns_select() {
+	local all t a n bad=0 changed
+	local -A pos=() sel=()
+	mapfile -t all < <(ns_tests)
+	case ${1:-} in
+	--list)
+		printf '%s\n' "${all[@]}"
+		exit 0
+		;;
+	-h | --help)
+		echo "usage: $0 [--list | TEST...]"
+		exit 0
+		;;
+	esac
+	for a in "${!all[@]}"; do
+		pos[${all[$a]}]=$a
+	done
+	for n in "${_XS_NEEDS[@]}"; do
+		read -r t a <<<"$n"
+		if [ -z "${pos[$t]:-}" ] || [ -z "${pos[$a]:-}" ] || [ "${pos[$a]}" -ge "${pos[$t]}" ]; then
+			echo "FAIL: $XS_SUITE: ns_needs $t $a: both must be tests, $a defined first"
+			bad=$((bad + 1))
+		fi
+	done
+	for a in "$@"; do
+		if [ -n "${pos[${a#t_}]:-}" ]; then
+			sel[${a#t_}]=1
+		else
+			echo "FAIL: $XS_SUITE: no test named '$a' ($0 --list shows them)"
+			bad=$((bad + 1))
+		fi
+	done
+	if [ "$bad" -gt 0 ]; then
+		echo "$XS_SUITE: 0 passed, $bad failed"
+		exit 1
+	fi
+	changed=1
+	while [ "$changed" = 1 ]; do
+		changed=0
+		for n in "${_XS_NEEDS[@]}"; do
+			read -r t a <<<"$n"
+			if [ -n "${sel[$t]:-}" ] && [ -z "${sel[$a]:-}" ]; then
+				echo "($t needs $a: running it too)"
+				sel[$a]=1
+				changed=1
+			fi
+		done
+	done
+	NS_TESTS=()
+	for t in "${all[@]}"; do
+		[ $# -eq 0 ] || [ -n "${sel[$t]:-}" ] && NS_TESTS+=("$t")
+	done
+	return 0
 }
 
 # ---- reporting ------------------------------------------------------------

@@ -7,7 +7,7 @@
 # exactly what its plan said; --watch must follow edits and ignore bad ones.
 # Needs root; about 30 s; V=1 for detail.
 #
-#   tests/ns/test_apply.sh [TEST...]     (default: all, in order)
+#   tests/ns/test_apply.sh [--list | TEST...]   (default: every t_* function, in order)
 set -euo pipefail
 
 XS_SUITE=apply
@@ -270,15 +270,14 @@ t_watch() {
 }
 
 # ---------------------------------------------------------------------------
+ns_select "$@"
 install_trap
 preflight || fatal apply "$PREFLIGHT_REASON"
 setup_testbed || fatal apply "cannot build the testbed"
 for x in a b c; do add_dev_target_if "$x" || fatal apply "cannot add dev target $x"; done
 ip -n "$NS_STEER" route add 10.9.0.0/16 dev "$IF_STEER"
 
-TESTS=(t_bad_corpus t_round_trip t_move_share t_watch)
-[ $# -gt 0 ] && TESTS=("$@")
-for t in "${TESTS[@]}"; do
-	run_test "${t#t_}" "$t"
+for t in "${NS_TESTS[@]}"; do
+	run_test "$t" "t_$t"
 done
 finish apply

@@ -5,7 +5,7 @@
 # `xdpsteer apply -f` while real traffic flows, and nothing established may
 # notice. Needs root; about 65 s; V=1 for detail.
 #
-#   tests/ns/test_churn.sh [TEST...]     (default: all, in order)
+#   tests/ns/test_churn.sh [--list | TEST...]   (default: every t_* function, in order)
 #
 # tcp_churn: 500 long-lived TCP connections to a VIP, through the load
 #   balancer, to backends that decapsulate and answer directly (DSR), each
@@ -358,10 +358,9 @@ t_udp_cpu_churn() {
 }
 
 # ---------------------------------------------------------------------------
-ALL_TESTS=(tcp_churn udp_cpu_churn)
-
 main() {
 	local t t0 f0
+	ns_select "$@"
 	install_trap
 	trap cleanup_lb EXIT
 	preflight || fatal "$XS_SUITE" "$PREFLIGHT_REASON"
@@ -373,8 +372,7 @@ main() {
 	clang -O2 -g -target bpf -c "$PASS_SRC" -o "$XS_TMP/pass.o" ||
 		fatal "$XS_SUITE" "cannot compile $PASS_SRC"
 	setup_tcp_testbed || fatal "$XS_SUITE" "cannot build the TCP testbed (bridge, veth, netns, decap)"
-	for t in "${@:-${ALL_TESTS[@]}}"; do
-		declare -F "t_$t" >/dev/null || fatal "$XS_SUITE" "no test named $t"
+	for t in "${NS_TESTS[@]}"; do
 		t0=$(date +%s.%N)
 		f0=$_XS_FAILED
 		run_test "$t" "t_$t"

@@ -8,7 +8,7 @@
 # `xdpsteer lookup` names for that exact flow. Needs root; about 65 s; V=1
 # for detail.
 #
-#   tests/ns/test_lb.sh [TEST...]     (default: all, in order)
+#   tests/ns/test_lb.sh [--list | TEST...]   (default: every t_* function, in order)
 #
 # (XS_LB_WATCHDOG=1 XS_LB_NO_MAIN=1, then `. tests/ns/test_lb.sh` in a root
 # shell, defines everything without running: setup_lb_testbed, t_*, ...)
@@ -636,11 +636,9 @@ t_weights() {
 }
 
 # ---------------------------------------------------------------------------
-ALL_TESTS=(tcp_ipip_v4 tcp_ipip_v6 tcp_ipip_v4_in_v6 tcp_l2_v4 tcp_l2_v6 l2_unresolved_neighbour
-	cross_host_consistency service_cli_errors weights)
-
 main() {
 	local t
+	ns_select "$@"
 	install_trap
 	trap cleanup_lb EXIT
 	preflight || fatal "$XS_SUITE" "$PREFLIGHT_REASON"
@@ -648,8 +646,7 @@ main() {
 	decap_preflight
 	setup_lb_testbed || fatal "$XS_SUITE" "cannot build the namespace testbed (bridge, veth, netns)"
 	local t0
-	for t in "${@:-${ALL_TESTS[@]}}"; do
-		declare -F "t_$t" >/dev/null || fatal "$XS_SUITE" "no test named $t"
+	for t in "${NS_TESTS[@]}"; do
 		t0=$(date +%s.%N)
 		run_test "$t" "t_$t"
 		awk -v t="$t" -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "    (%s: %.1f s)\n", t, b - a }'

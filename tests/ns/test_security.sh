@@ -5,6 +5,8 @@
 #  - a symlink planted in the pin directory is refused, never followed;
 #  - the data plane keeps running, as last configured, when no CLI runs.
 # Prints "security: N passed, N failed".
+#
+#   tests/ns/test_security.sh [--list | TEST...]   (default: every t_* function, in order)
 set -euo pipefail
 
 XS_SUITE=security
@@ -71,15 +73,13 @@ t_data_plane_outlives_the_cli() {
 	assert_eq "packets steered with no CLI running" "$((after - before))" 100
 }
 
-ALL_TESTS=(pin_permissions planted_symlink_refused data_plane_outlives_the_cli)
-
 main() {
 	local t
+	ns_select "$@"
 	install_trap
 	preflight || fatal "$XS_SUITE" "$PREFLIGHT_REASON"
 	setup_testbed || fatal "$XS_SUITE" "cannot build the namespace testbed (veth, netns)"
-	for t in "${@:-${ALL_TESTS[@]}}"; do
-		declare -F "t_$t" >/dev/null || fatal "$XS_SUITE" "no test named $t"
+	for t in "${NS_TESTS[@]}"; do
 		run_test "$t" "t_$t"
 	done
 	finish "$XS_SUITE"

@@ -7,7 +7,7 @@
 # delivery, from connected UDP sockets on the receiving side), and nothing but
 # the test's packets crosses the veth. Needs root; about 30 s; V=1 for detail.
 #
-#   tests/ns/test_steer.sh [TEST...]     (default: all, in order)
+#   tests/ns/test_steer.sh [--list | TEST...]   (default: every t_* function, in order)
 set -euo pipefail
 
 XS_SUITE=ns
@@ -371,19 +371,19 @@ t_cli_errors() {
 }
 
 # ---------------------------------------------------------------------------
-ALL_TESTS=(counters_match_predictions processed_on_target_cpu growth_moves_only_predicted
-	growth_keeps_pinned_flows shuffle_smoke cli_errors)
+# Run by name, this brings along the test whose traffic it checks.
+ns_needs processed_on_target_cpu counters_match_predictions
 
 main() {
 	local t
+	ns_select "$@"
 	install_trap
 	preflight || fatal "$XS_SUITE" "$PREFLIGHT_REASON"
 	{
 		setup_testbed && add_client_ips $((N_SRC - 1)) &&
 			add_dev_target_if a deliver && add_dev_target_if b deliver
 	} || fatal "$XS_SUITE" "cannot build the namespace testbed (veth, netns)"
-	for t in "${@:-${ALL_TESTS[@]}}"; do
-		declare -F "t_$t" >/dev/null || fatal "$XS_SUITE" "no test named $t"
+	for t in "${NS_TESTS[@]}"; do
 		run_test "$t" "t_$t"
 	done
 	finish "$XS_SUITE"

@@ -123,11 +123,4 @@ TEST(shuffle_agrees)
 	agree(XS_ALGO_SHUFFLE, 4, 16, FLOWS_SHUFFLE, 0, "shuffle N=16 H=4");
 }
 
-int main(void)
-{
-	RUN(jump_agrees);
-	RUN(shuffle_agrees);
-	RUN(jump_with_holes_agrees);
-	RUN(shuffle_with_holes_agrees);
-	return test_summary("prog_agree");
-}
+TEST_MAIN("prog_agree", NULL, NULL)

@@ -125,8 +125,4 @@ out:
 	free(again);
 }
 
-int main(void)
-{
-	RUN(drain_keeps_pins_and_takes_no_new_flows);
-	return test_summary("prog_drain");
-}
+TEST_MAIN("prog_drain", NULL, NULL)

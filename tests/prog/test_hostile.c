@@ -312,23 +312,19 @@ TEST(icmp_error_quotes)
 	expect(&p, 0, XDP_REDIRECT, BUMP(XS_C_FLOW_HIT), &k, "nested, inner header only");
 }
 
-int main(void)
+static int setup(void)
 {
 	if (prog_env_open(&env, 4096, XDP_PASS) || prog_env_targets(&env, XS_ALGO_JUMP, 0, 2, seed)) {
 		fprintf(stderr, "FAIL: cannot load the XDP program (root and a BPF-capable kernel "
 				"are required)\n");
-		printf("prog_hostile: 0 passed, 1 failed\n");
-		return 1;
+		return -1;
 	}
-	RUN(ihl_below_five);
-	RUN(ihl_past_the_end);
-	RUN(total_length_disagrees);
-	RUN(ipv6_chains_and_loops);
-	RUN(overlapping_and_tiny_fragments);
-	RUN(vlan_stacks);
-	RUN(zero_length_udp);
-	RUN(tcp_data_offset_below_five);
-	RUN(icmp_error_quotes);
-	prog_env_close(&env);
-	return test_summary("prog_hostile");
+	return 0;
 }
+
+static void teardown(void)
+{
+	prog_env_close(&env);
+}
+
+TEST_MAIN("prog_hostile", setup, teardown)

@@ -470,26 +470,29 @@ TEST(non_vip_traffic_untouched)
 	ASSERT_EQ(counter(XS_C_NOT_VIP) - before, 1, "not_vip");
 }
 
-int main(void)
+/* Run by name, these bring along the test that left what they use. */
+TEST_NEEDS(vlan_tagged_vip, ipip4_exact_bytes) /* its service, 10.99.0.1:80 */
+TEST_NEEDS(echo_request_to_vip_is_answered, ipip4_exact_bytes)
+TEST_NEEDS(too_big_is_counted_and_dropped, ipip4_exact_bytes)
+TEST_NEEDS(non_vip_traffic_untouched, ipip4_exact_bytes)
+TEST_NEEDS(cached_flow_follows_changes, icmp_error_follows_its_flow) /* its neighbours */
+
+static int setup(void)
 {
+	/* stay_on_one_cpu() prints the suite's failure line itself. */
 	if (stay_on_one_cpu("prog_lb"))
-		return 1;
+		exit(1);
 	if (netns_setup() || prog_env_open(&env, 4096, XDP_PASS) ||
 	    prog_env_targets(&env, XS_ALGO_JUMP, 0, 0, seed)) {
 		fprintf(stderr, "FAIL: cannot set up the namespace or load the XDP program\n");
-		printf("prog_lb: 0 passed, 1 failed\n");
-		return 1;
+		return -1;
 	}
-	RUN(ipip4_exact_bytes);
-	RUN(vlan_tagged_vip);
-	RUN(ipv4_in_ipv6_and_ip6ip6);
-	RUN(l2_dsr_rewrites_only_macs);
-	RUN(other_egress_is_redirected);
-	RUN(icmp_error_follows_its_flow);
-	RUN(echo_request_to_vip_is_answered);
-	RUN(too_big_is_counted_and_dropped);
-	RUN(cached_flow_follows_changes);
-	RUN(non_vip_traffic_untouched);
-	prog_env_close(&env);
-	return test_summary("prog_lb");
+	return 0;
 }
+
+static void teardown(void)
+{
+	prog_env_close(&env);
+}
+
+TEST_MAIN("prog_lb", setup, teardown)

@@ -286,24 +286,19 @@ TEST(unparsed_drop_policy)
 	prog_env_close(&drop);
 }
 
-int main(void)
+static int setup(void)
 {
 	if (prog_env_open(&env, 4096, XDP_PASS) || prog_env_targets(&env, XS_ALGO_JUMP, 0, 2, seed)) {
 		fprintf(stderr, "FAIL: cannot load the XDP program (root and a BPF-capable kernel "
 				"are required)\n");
-		printf("prog_parse: 0 passed, 1 failed\n");
-		return 1;
+		return -1;
 	}
-	RUN(no_targets_pass);
-	RUN(ipv4_tcp_new_then_hit);
-	RUN(vlan_and_qinq);
-	RUN(ipv4_options_and_ihl);
-	RUN(ipv4_fragments_meet);
-	RUN(ipv6_extension_headers);
-	RUN(ipv6_fragments_meet);
-	RUN(sctp_icmp_and_not_ip);
-	RUN(truncated_at_every_length);
-	RUN(unparsed_drop_policy);
-	prog_env_close(&env);
-	return test_summary("prog_parse");
+	return 0;
 }
+
+static void teardown(void)
+{
+	prog_env_close(&env);
+}
+
+TEST_MAIN("prog_parse", setup, teardown)

@@ -89,8 +89,4 @@ out_free:
 	free(pinned);
 }
 
-int main(void)
-{
-	RUN(rotation_keeps_pins_and_moves_new_flows);
-	return test_summary("prog_seed");
-}
+TEST_MAIN("prog_seed", NULL, NULL)

@@ -137,8 +137,4 @@ out:
 	prog_env_timeouts = NULL;
 }
 
-int main(void)
-{
-	RUN(pins_expire_after_idle_timeouts);
-	return test_summary("prog_timeouts");
-}
+TEST_MAIN("prog_timeouts", NULL, NULL)

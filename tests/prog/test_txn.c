@@ -294,9 +294,4 @@ out:
 	prog_env_close(&env);
 }
 
-int main(void)
-{
-	RUN(one_step_switch_across_pools);
-	RUN(ids_follow_the_live_generation);
-	return test_summary("prog_txn");
-}
+TEST_MAIN("prog_txn", NULL, NULL)

@@ -160,10 +160,4 @@ TEST(full_sweep_is_uniform)
 	ASSERT_TRUE(most < mean + 6 * sd, "busiest target %u is above %.1f", most, mean + 6 * sd);
 }
 
-int main(void)
-{
-	RUN(unknown_seed_stays_in_binomial_noise);
-	RUN(known_seed_concentrates);
-	RUN(full_sweep_is_uniform);
-	return test_summary("flood");
-}
+TEST_MAIN("flood", NULL, NULL)

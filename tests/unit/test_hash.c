@@ -397,12 +397,4 @@ TEST(avalanche)
 	ASSERT_TRUE(worst_row < SIGMAS * sd / sqrt(OUT_BITS), "worst row bias %.5f", worst_row);
 }
 
-int main(void)
-{
-	RUN(siphash_vectors);
-	RUN(words_match_reference);
-	RUN(flow_hash_masking);
-	RUN(domain_separation);
-	RUN(avalanche);
-	return test_summary("test_hash");
-}
+TEST_MAIN("test_hash", NULL, NULL)

@@ -255,12 +255,4 @@ TEST(all_holes)
 	free(p.bucket);
 }
 
-int main(void)
-{
-	RUN(jump_removal_is_minimal);
-	RUN(shuffle_removal_is_minimal);
-	RUN(shuffle_hands_change_only_where_the_card_left);
-	RUN(displaced_flows_spread_evenly);
-	RUN(all_holes);
-	return test_summary("test_holes");
-}
+TEST_MAIN("test_holes", NULL, NULL)

@@ -226,11 +226,4 @@ TEST(edges)
 		  "same key, same bucket");
 }
 
-int main(void)
-{
-	RUN(agrees_with_paper);
-	RUN(balance);
-	RUN(growth);
-	RUN(edges);
-	return test_summary("test_jump");
-}
+TEST_MAIN("test_jump", NULL, NULL)

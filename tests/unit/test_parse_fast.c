@@ -211,10 +211,4 @@ TEST(agrees_under_mutation)
 	ASSERT_RANGE(taken, MUTATIONS / 10, MUTATIONS, "mutated frames taken");
 }
 
-int main(void)
-{
-	RUN(takes_the_common_case);
-	RUN(leaves_the_rest_to_xs_parse);
-	RUN(agrees_under_mutation);
-	return test_summary("parse_fast");
-}
+TEST_MAIN("parse_fast", NULL, NULL)

@@ -150,9 +150,4 @@ TEST(index_equals_array)
 	xs_index_free(&ix);
 }
 
-int main(void)
-{
-	RUN(edit_equals_primitives);
-	RUN(index_equals_array);
-	return test_summary("test_pool_edit");
-}
+TEST_MAIN("test_pool_edit", NULL, NULL)

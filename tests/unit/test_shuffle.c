@@ -355,12 +355,4 @@ TEST(least_loaded)
 	}
 }
 
-int main(void)
-{
-	RUN(hand_structure);
-	RUN(uniformity);
-	RUN(entropy_rule);
-	RUN(growth_stability);
-	RUN(least_loaded);
-	return test_summary("test_shuffle");
-}
+TEST_MAIN("test_shuffle", NULL, NULL)

@@ -307,13 +307,4 @@ TEST(resize_cross_check)
 	free(r);
 }
 
-int main(void)
-{
-	RUN(stay_shares_on_growth);
-	RUN(stay_shares_on_removal);
-	RUN(maglev_fill_is_balanced);
-	RUN(isolation_closed_forms);
-	RUN(kernel_decision_agrees);
-	RUN(resize_cross_check);
-	return test_summary("test_sim");
-}
+TEST_MAIN("test_sim", NULL, NULL)
