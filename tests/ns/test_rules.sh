@@ -8,7 +8,7 @@
 # of the two paths checked would let the other through, and fail here.
 # Needs root; about 40 s; V=1 for detail.
 #
-#   tests/ns/test_rules.sh [TEST...]     (default: all, in order)
+#   tests/ns/test_rules.sh [--list | TEST...]     (default: all; a test is rule_NAME)
 set -euo pipefail
 
 XS_SUITE=rules
@@ -114,13 +114,12 @@ check_rule() {
 }
 
 # The state every rule is tried against, applied once before the rules.
-t_base() {
-	attach --xdp-mode skb >/dev/null
-	base_config >"$XS_TMP/base.conf"
-	chmod 600 "$XS_TMP/base.conf"
-	xs apply "$IF_STEER" -f "$XS_TMP/base.conf" >/dev/null
-	assert_eq "backends of the shuffle service" \
-		"$(xs show "$IF_STEER" | grep -c "^backend $SHUF:80/tcp")" 16
+base_setup() {
+	attach --xdp-mode skb >/dev/null &&
+		base_config >"$XS_TMP/base.conf" &&
+		chmod 600 "$XS_TMP/base.conf" &&
+		xs apply "$IF_STEER" -f "$XS_TMP/base.conf" >/dev/null &&
+		[ "$(xs show "$IF_STEER" | grep -c "^backend $SHUF:80/tcp")" = 16 ]
 }
 
 # One test per rule: t_rule_NAME.
@@ -129,6 +128,7 @@ while IFS='|' read -r rule _; do
 done <<<"$RULES"
 
 # ---------------------------------------------------------------------------
+ns_select "$@"
 install_trap
 preflight || fatal rules "$PREFLIGHT_REASON"
 setup_testbed || fatal rules "cannot build the testbed"
@@ -140,10 +140,9 @@ ip -n "$NS_STEER" route add 10.9.0.0/16 dev "$IF_STEER"
 # The shuffle service of the base with a 17th backend: one past the entropy limit.
 SHUF17="service $SHUF:80/tcp algo shuffle hand-size 15"
 for ((i = 1; i <= 17; i++)); do SHUF17+=";backend $SHUF:80/tcp 10.9.3.$i"; done
+base_setup || fatal rules "cannot apply the base configuration"
 
-TESTS=(t_base $(declare -F | awk '$3 ~ /^t_rule_/ {print $3}'))
-[ $# -gt 0 ] && TESTS=(t_base "${@/#/t_}")
-for t in "${TESTS[@]}"; do
-	run_test "${t#t_}" "$t"
+for t in "${NS_TESTS[@]}"; do
+	run_test "$t" "t_$t"
 done
 finish rules
