@@ -184,7 +184,7 @@ TEST(growth)
 	for (n = 1; n <= 100; n++)
 		growth_one(n, 100000, &s, n == 1 || n == 10 || n == 100);
 	growth_one(1000, 100000, &s, 1);
-	/* The reference comparison in shared/context.md: 1M keys, 20 -> 21. */
+	/* Golubtsov's published comparison (docs/references.md): 1M keys, 20 -> 21. */
 	growth_one(20, 1000000, &s, 1);
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * xdpsteer sim: the sharding comparison of shared/context.md rerun in C,
+ * xdpsteer sim: "Data Sharding(Partitioning) Algorithms" (A. Golubtsov, 2024) rerun in C,
  * extended with Maglev, shuffle sharding, removal from the middle and
  * noisy-neighbour isolation. Jump and shuffle go through the include/ code
  * the XDP program runs, and a sample of keys is checked against xs_decide().
@@ -32,7 +32,7 @@ struct xs_sim_algo {
 	const char *name;
 	enum xs_sim_kind kind;
 	__u32 param; /* ring: points per shard; maglev: table size; shuffle: hand size */
-	/* The published row (shared/context.md), ref_stay < 0 where it has none. */
+	/* The published row (Golubtsov, docs/references.md), ref_stay < 0 where it has none. */
 	double ref_stay, ref_std, ref_sec;
 };
 

@@ -34,7 +34,7 @@ static inline __u64 xs_env_load(const struct xs_sim_layout *l, __u32 t)
 #define FIB_MULT 11400714819323198485ULL /* 2^64 / golden ratio */
 #define RING_INDEX_BITS 16
 
-/* ref_*: the published Python figures (shared/context.md), -1 where it has no row. */
+/* ref_*: Golubtsov's published Python figures (docs/references.md), -1 where it has no row. */
 const struct xs_sim_algo xs_sim_algos[] = {
 	{ "modulo", XS_SIM_MODULO, 0, 4.77, 156.67, 0.19 },
 	{ "fibonacci", XS_SIM_FIB, 0, 4.80, 222.53, 0.80 },
