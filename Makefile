@@ -18,7 +18,8 @@
 #
 # clang 14 (Debian 12's default) is the BPF compiler: it is always installed
 # with `clang`, and it emits the smallest program of the three installable
-# versions (see README, "Choice of clang"). Override with BPF_CLANG=clang-19.
+# versions (docs/design.md, "BPF compiler and verifier budget").
+# Override with BPF_CLANG=clang-19.
 
 BPF_CLANG ?= clang
 CC ?= cc

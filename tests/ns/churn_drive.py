@@ -3,7 +3,7 @@
 """The churn test's topology driver: many `xdpsteer apply -f` in a row.
 
 A seeded plan of changes, each written as a whole configuration file (the
-format of README "Changing the topology") and applied with `apply -f`:
+format of docs/configuration.md) and applied with `apply -f`:
 
 service   backends of one service: adds, removals, drains, undrains and
           weight changes. --stable backends are never removed (they hold

@@ -376,7 +376,7 @@ main() {
 		t0=$(date +%s.%N)
 		f0=$_XS_FAILED
 		run_test "$t" "t_$t"
-		# The measured figures (README "Churn under load"); a failure has
+		# The measured figures (docs/robustness.md, "Churn under load"); a failure has
 		# printed its whole log already.
 		if [ "$V" != 1 ] && [ "$_XS_FAILED" = "$f0" ]; then
 			grep -h '^summary:' "$XS_TMP/$t.log" | sed 's/^/    /'

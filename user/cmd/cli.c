@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "commands.h"
 #include "log.h"
 #include "xs_hash.h"
 
@@ -194,6 +195,6 @@ int xs_cli_main(int argc, char **argv)
 	}
 	if (xs_parse_args(best, argc - i - used, argv + i + used, &a))
 		return 2;
-	return best->run(&a) ? 1 : 0;
+	return (best->edit ? xs_cmd_edit(&a, best->edit) : best->run(&a)) ? 1 : 0;
 }
 

@@ -25,6 +25,11 @@ struct xs_args {
 	const char *val[XS_MAX_OPTS]; /* value, "" for a flag, NULL if absent */
 };
 
+struct xs_args;
+struct xs_handle;
+/* An edit of the model a command makes: 0, or -errno with one line printed. */
+typedef int (*xs_edit_fn)(struct xs_model *m, const struct xs_handle *h, const struct xs_args *a);
+
 struct xs_cmd {
 	const char *words;    /* "target add" */
 	const char *synopsis; /* positional part of the usage line */
@@ -32,7 +37,8 @@ struct xs_cmd {
 	int min_pos, max_pos;
 	const struct xs_opt *opts; /* the command's own options, NULL-name terminated, or NULL */
 	const struct xs_key *keys; /* then the keys of the object it edits (model.h), or NULL */
-	int (*run)(const struct xs_args *a);
+	int (*run)(const struct xs_args *a);	/* a command that reads, or does its own thing */
+	xs_edit_fn edit;	/* or: a command that changes state, one edit of the model */
 };
 
 extern const struct xs_cmd xs_commands[];

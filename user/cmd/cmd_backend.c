@@ -4,7 +4,7 @@
 #include "commands.h"
 #include "service.h"
 
-static int xs_edit_backend_add(struct xs_model *m, const struct xs_handle *h,
+int xs_edit_backend_add(struct xs_model *m, const struct xs_handle *h,
 			       const struct xs_args *a)
 {
 	struct xs_backend_spec s;
@@ -20,7 +20,7 @@ static int xs_backend_ref(const struct xs_args *a, struct xs_service_key *key,
 	return xs_parse_service(a->pos[1], key) ?: xs_parse_backend(a->pos[2], t);
 }
 
-static int xs_edit_backend_del(struct xs_model *m, const struct xs_handle *h,
+int xs_edit_backend_del(struct xs_model *m, const struct xs_handle *h,
 			       const struct xs_args *a)
 {
 	struct xs_service_key key;
@@ -29,7 +29,7 @@ static int xs_edit_backend_del(struct xs_model *m, const struct xs_handle *h,
 	return xs_backend_ref(a, &key, &t) ?: xs_model_backend_del(m, &key, t.addr);
 }
 
-static int xs_edit_backend_drain(struct xs_model *m, const struct xs_handle *h,
+int xs_edit_backend_drain(struct xs_model *m, const struct xs_handle *h,
 				 const struct xs_args *a)
 {
 	struct xs_service_key key;
@@ -38,7 +38,7 @@ static int xs_edit_backend_drain(struct xs_model *m, const struct xs_handle *h,
 	return xs_backend_ref(a, &key, &t) ?: xs_model_backend_drain(m, &key, t.addr, true);
 }
 
-static int xs_edit_backend_undrain(struct xs_model *m, const struct xs_handle *h,
+int xs_edit_backend_undrain(struct xs_model *m, const struct xs_handle *h,
 				   const struct xs_args *a)
 {
 	struct xs_service_key key;
@@ -47,7 +47,7 @@ static int xs_edit_backend_undrain(struct xs_model *m, const struct xs_handle *h
 	return xs_backend_ref(a, &key, &t) ?: xs_model_backend_drain(m, &key, t.addr, false);
 }
 
-static int xs_edit_backend_weight(struct xs_model *m, const struct xs_handle *h,
+int xs_edit_backend_weight(struct xs_model *m, const struct xs_handle *h,
 				  const struct xs_args *a)
 {
 	struct xs_backend_spec s;
@@ -57,29 +57,4 @@ static int xs_edit_backend_weight(struct xs_model *m, const struct xs_handle *h,
 	    xs_backend_spec_set(&s, "weight", a->pos[3]))
 		return -EINVAL;
 	return xs_model_backend_weight(m, &s.service, s.t.addr, s.t.weight);
-}
-
-int xs_cmd_backend_add(const struct xs_args *a)
-{
-	return xs_cmd_edit(a, xs_edit_backend_add);
-}
-
-int xs_cmd_backend_del(const struct xs_args *a)
-{
-	return xs_cmd_edit(a, xs_edit_backend_del);
-}
-
-int xs_cmd_backend_drain(const struct xs_args *a)
-{
-	return xs_cmd_edit(a, xs_edit_backend_drain);
-}
-
-int xs_cmd_backend_undrain(const struct xs_args *a)
-{
-	return xs_cmd_edit(a, xs_edit_backend_undrain);
-}
-
-int xs_cmd_backend_weight(const struct xs_args *a)
-{
-	return xs_cmd_edit(a, xs_edit_backend_weight);
 }

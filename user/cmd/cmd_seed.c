@@ -7,7 +7,7 @@
  */
 #include "commands.h"
 
-static int xs_edit_seed(struct xs_model *m, const struct xs_handle *h, const struct xs_args *a)
+int xs_edit_seed(struct xs_model *m, const struct xs_handle *h, const struct xs_args *a)
 {
 	struct xs_settings s = m->set;
 	int err = xs_settings_set(&s, "seed", a->pos[1]);
@@ -15,9 +15,4 @@ static int xs_edit_seed(struct xs_model *m, const struct xs_handle *h, const str
 	if (!err)
 		xs_model_settings(m, &s);
 	return err;
-}
-
-int xs_cmd_seed(const struct xs_args *a)
-{
-	return xs_cmd_edit(a, xs_edit_seed);
 }

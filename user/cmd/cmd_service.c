@@ -11,7 +11,7 @@
 #include "service.h"
 #include "target.h"
 
-static int xs_edit_service_add(struct xs_model *m, const struct xs_handle *h,
+int xs_edit_service_add(struct xs_model *m, const struct xs_handle *h,
 			       const struct xs_args *a)
 {
 	struct xs_service_spec s;
@@ -20,22 +20,12 @@ static int xs_edit_service_add(struct xs_model *m, const struct xs_handle *h,
 	       xs_model_service_add(m, &s, 0);
 }
 
-static int xs_edit_service_del(struct xs_model *m, const struct xs_handle *h,
+int xs_edit_service_del(struct xs_model *m, const struct xs_handle *h,
 			       const struct xs_args *a)
 {
 	struct xs_service_key key;
 
 	return xs_parse_service(a->pos[1], &key) ?: xs_model_service_del(m, &key);
-}
-
-int xs_cmd_service_add(const struct xs_args *a)
-{
-	return xs_cmd_edit(a, xs_edit_service_add);
-}
-
-int xs_cmd_service_del(const struct xs_args *a)
-{
-	return xs_cmd_edit(a, xs_edit_service_del);
 }
 
 int xs_cmd_service_list(const struct xs_args *a)

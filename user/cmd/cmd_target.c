@@ -47,7 +47,7 @@ static int xs_target_ref(const struct xs_handle *h, const struct xs_args *a, str
 	return 0;
 }
 
-static int xs_edit_target_add(struct xs_model *m, const struct xs_handle *h,
+int xs_edit_target_add(struct xs_model *m, const struct xs_handle *h,
 			      const struct xs_args *a)
 {
 	struct xs_target_spec s;
@@ -56,7 +56,7 @@ static int xs_edit_target_add(struct xs_model *m, const struct xs_handle *h,
 	       xs_args_keys(a, xs_target_key, &s) ?: xs_model_target_add(m, &s, 0);
 }
 
-static int xs_edit_target_del(struct xs_model *m, const struct xs_handle *h,
+int xs_edit_target_del(struct xs_model *m, const struct xs_handle *h,
 			      const struct xs_args *a)
 {
 	struct xs_target t;
@@ -64,7 +64,7 @@ static int xs_edit_target_del(struct xs_model *m, const struct xs_handle *h,
 	return xs_target_ref(h, a, &t) ?: xs_model_target_del(m, &t);
 }
 
-static int xs_edit_target_drain(struct xs_model *m, const struct xs_handle *h,
+int xs_edit_target_drain(struct xs_model *m, const struct xs_handle *h,
 				const struct xs_args *a)
 {
 	struct xs_target t;
@@ -72,32 +72,12 @@ static int xs_edit_target_drain(struct xs_model *m, const struct xs_handle *h,
 	return xs_target_ref(h, a, &t) ?: xs_model_target_drain(m, &t, true);
 }
 
-static int xs_edit_target_undrain(struct xs_model *m, const struct xs_handle *h,
+int xs_edit_target_undrain(struct xs_model *m, const struct xs_handle *h,
 				  const struct xs_args *a)
 {
 	struct xs_target t;
 
 	return xs_target_ref(h, a, &t) ?: xs_model_target_drain(m, &t, false);
-}
-
-int xs_cmd_target_add(const struct xs_args *a)
-{
-	return xs_cmd_edit(a, xs_edit_target_add);
-}
-
-int xs_cmd_target_del(const struct xs_args *a)
-{
-	return xs_cmd_edit(a, xs_edit_target_del);
-}
-
-int xs_cmd_target_drain(const struct xs_args *a)
-{
-	return xs_cmd_edit(a, xs_edit_target_drain);
-}
-
-int xs_cmd_target_undrain(const struct xs_args *a)
-{
-	return xs_cmd_edit(a, xs_edit_target_undrain);
 }
 
 int xs_cmd_target_list(const struct xs_args *a)

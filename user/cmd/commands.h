@@ -7,30 +7,28 @@
 #include "handle.h"
 #include "model.h"
 
-/* An edit of the model a command makes: 0, or -errno with one line printed. */
-typedef int (*xs_edit_fn)(struct xs_model *m, const struct xs_handle *h, const struct xs_args *a);
 /* Open a->pos[0], load its running state, apply @edit, commit (edit.c). */
 int xs_cmd_edit(const struct xs_args *a, xs_edit_fn edit);
 
 int xs_cmd_attach(const struct xs_args *a);
 int xs_cmd_detach(const struct xs_args *a);
 int xs_cmd_status(const struct xs_args *a);
-int xs_cmd_target_add(const struct xs_args *a);
-int xs_cmd_target_del(const struct xs_args *a);
+int xs_edit_target_add(struct xs_model *m, const struct xs_handle *h, const struct xs_args *a);
+int xs_edit_target_del(struct xs_model *m, const struct xs_handle *h, const struct xs_args *a);
 int xs_cmd_target_list(const struct xs_args *a);
 int xs_cmd_stats(const struct xs_args *a);
 int xs_cmd_lookup(const struct xs_args *a);
-int xs_cmd_seed(const struct xs_args *a);
-int xs_cmd_service_add(const struct xs_args *a);
-int xs_cmd_service_del(const struct xs_args *a);
+int xs_edit_seed(struct xs_model *m, const struct xs_handle *h, const struct xs_args *a);
+int xs_edit_service_add(struct xs_model *m, const struct xs_handle *h, const struct xs_args *a);
+int xs_edit_service_del(struct xs_model *m, const struct xs_handle *h, const struct xs_args *a);
 int xs_cmd_service_list(const struct xs_args *a);
-int xs_cmd_backend_add(const struct xs_args *a);
-int xs_cmd_backend_del(const struct xs_args *a);
-int xs_cmd_target_drain(const struct xs_args *a);
-int xs_cmd_target_undrain(const struct xs_args *a);
-int xs_cmd_backend_drain(const struct xs_args *a);
-int xs_cmd_backend_undrain(const struct xs_args *a);
-int xs_cmd_backend_weight(const struct xs_args *a);
+int xs_edit_backend_add(struct xs_model *m, const struct xs_handle *h, const struct xs_args *a);
+int xs_edit_backend_del(struct xs_model *m, const struct xs_handle *h, const struct xs_args *a);
+int xs_edit_target_drain(struct xs_model *m, const struct xs_handle *h, const struct xs_args *a);
+int xs_edit_target_undrain(struct xs_model *m, const struct xs_handle *h, const struct xs_args *a);
+int xs_edit_backend_drain(struct xs_model *m, const struct xs_handle *h, const struct xs_args *a);
+int xs_edit_backend_undrain(struct xs_model *m, const struct xs_handle *h, const struct xs_args *a);
+int xs_edit_backend_weight(struct xs_model *m, const struct xs_handle *h, const struct xs_args *a);
 int xs_cmd_decap_attach(const struct xs_args *a);
 int xs_cmd_decap_detach(const struct xs_args *a);
 int xs_cmd_decap_stats(const struct xs_args *a);

@@ -17,6 +17,10 @@
 #define XS_DEFAULT_ENCAP XS_ENCAP_IPIP
 #define XS_DEFAULT_TUNNEL_SRC4 "172.16.0.0/16"
 #define XS_DEFAULT_TUNNEL_SRC6 "fd00:7873::/96"
-#define XS_DEFAULT_PIN_RATE 50000
+#define XS_DEFAULT_PIN_RATE 50000 /* new pins per second per CPU: docs/robustness.md */
+
+/* The digits of a default, for help texts: XS_XSTR(XS_DEFAULT_QSIZE) is "2048". */
+#define XS_STR(x) #x
+#define XS_XSTR(x) XS_STR(x)
 
 #endif /* XS_DEFAULTS_H */

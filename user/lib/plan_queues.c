@@ -34,10 +34,9 @@ int xs_plan_queue_settings(struct xs_plan *pl)
 		xs_format_fields(n->hand_fields, b, sizeof(b));
 		xs_plan_say(pl, "~ hand-fields %s -> %s", a, b);
 	}
+	/* The seed is a secret: a plan may be logged, so it says only that it changes. */
 	if (memcmp(o->seed, n->seed, sizeof(o->seed)))
-		xs_plan_say(pl, "~ seed %016llx%016llx -> %016llx%016llx (every pool)",
-			    (unsigned long long)o->seed[0], (unsigned long long)o->seed[1],
-			    (unsigned long long)n->seed[0], (unsigned long long)n->seed[1]);
+		xs_plan_say(pl, "~ seed: a new key (every pool)");
 	return 0;
 }
 

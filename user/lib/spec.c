@@ -18,9 +18,6 @@
 #include "target.h"
 #include "xs_shuffle.h"
 
-#define XS_STR(x) #x
-#define XS_XSTR(x) XS_STR(x)
-
 const struct xs_key xs_settings_keys[] = {
 	{ "seed", "HEX", "128-bit hash key as 32 hex digits (default: random at attach)" },
 	{ "algo", "jump|shuffle", "the queue pool's selection algorithm (default jump)" },
