@@ -28,7 +28,10 @@ static __always_inline __u32 xs_live_bpf(void *pool, __u64 h, __u32 n);
 
 #include "xs_maps.h"
 #include "xs_parse.h"
-#include "xs_lb.h"
+#include "xs_count.h"
+#include "xs_icmp.h"
+#include "xs_nexthop.h"
+#include "xs_tx.h"
 
 /* One load, in program order: what userspace changes while packets run. */
 #define XS_READ_ONCE(x) (*(const volatile typeof(x) *)&(x))
@@ -147,22 +150,6 @@ static __always_inline int xs_pick_global(const struct xs_hand *hand, const __u6
 					  __u64 flow_hash)
 {
 	return xs_pick_loads(hand, (const struct xs_loads *)load, flow_hash);
-}
-
-static __always_inline void xs_count(__u32 counter)
-{
-	__u32 cpu = bpf_get_smp_processor_id(); /* xs_counters: a block of one row per CPU */
-	__u64 *c = bpf_map_lookup_elem(&xs_counters, &cpu);
-
-	/*
-	 * A variable index is checked where it is used (barrier_var()): clang
-	 * would test a copy the verifier does not follow. A constant one is
-	 * checked by the compiler, and the barrier would only stop that.
-	 */
-	if (!__builtin_constant_p(counter))
-		barrier_var(counter);
-	if (c && counter < XS_C_MAX)
-		c[counter] += 1;
 }
 
 #define XS_ENV void *
@@ -533,24 +520,6 @@ static __always_inline const struct xs_service *xs_find_service(struct xdp_md *c
 	return svc;
 }
 
-/* A packet for service @id going to backend @target: the per-CPU counts. */
-static __always_inline struct xs_service_stats *xs_count_backend(__u32 id, __u32 target,
-								 __u32 len)
-{
-	struct xs_service_stats *ss = bpf_map_lookup_elem(&xs_service_stats, &id);
-	struct xs_target_stats *s = bpf_map_lookup_elem(&xs_target_stats, &target);
-
-	if (s) {
-		s->packets++;
-		s->bytes += len;
-	}
-	if (ss) {
-		ss->packets++;
-		ss->bytes += len;
-	}
-	return ss;
-}
-
 /*
  * Deliver to a service backend found the long way: counters, the next hop,
  * then tunnel or L2 rewrite. The recipe made on the way goes into the flow's
@@ -593,14 +562,6 @@ static __always_inline int xs_deliver_backend(struct xdp_md *ctx, const struct x
 		xs_count(XS_C_RECIPE_MADE);
 	}
 	return xs_send(ctx, p, &r, ss);
-}
-
-/* A packet whose flow the cache answered; an ICMP error is counted steered for a service. */
-static __always_inline void xs_count_hit(const struct xs_parsed *p, int service)
-{
-	xs_count(XS_C_FLOW_HIT);
-	if (p->icmp == XS_ICMP_ERROR && service)
-		xs_count(XS_C_ICMP_ERROR);
 }
 
 /* An established service flow whose recipe is current: no other lookup. */
