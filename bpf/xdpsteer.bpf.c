@@ -8,25 +8,9 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-#include "xs_jump.h"
-
-/*
- * Loops are verified once as global subprograms instead of once per call
- * site and path, which would exceed the verifier's budget.
- */
-struct xs_hand;
-__attribute__((noinline)) int xs_jump_global(__u64 key, __u32 n);
-__attribute__((noinline)) int xs_deal_global(__u64 hand_hash, __u32 n, __u32 h,
-					     struct xs_hand *hand);
-static __always_inline int xs_pick_global(const struct xs_hand *hand, const __u64 *load,
-					  __u64 flow_hash);
-static __always_inline __u32 xs_live_bpf(void *pool, __u64 h, __u32 n);
-#define XS_JUMP_FN xs_jump_global
-#define XS_DEAL_FN xs_deal_global
-#define XS_PICK_FN xs_pick_global
-#define XS_LIVE_FN xs_live_bpf
-
 #include "xs_maps.h"
+#include "xs_config.h"
+#include "xs_steer.h"
 #include "xs_parse.h"
 #include "xs_count.h"
 #include "xs_icmp.h"
@@ -35,25 +19,6 @@ static __always_inline __u32 xs_live_bpf(void *pool, __u64 h, __u32 n);
 
 /* One load, in program order: what userspace changes while packets run. */
 #define XS_READ_ONCE(x) (*(const volatile typeof(x) *)&(x))
-
-/* Set by the loader before load; never change afterwards. */
-const volatile __u32 cfg_unparsed_verdict = XDP_PASS;
-const volatile __u32 cfg_nr_cpus = 1;
-const volatile __u8 cfg_flow_table = 1;
-/* New pins per second per CPU (0: no limit) and the burst allowed above it. */
-const volatile __u32 cfg_pin_rate = 0;
-const volatile __u32 cfg_pin_burst = 1;
-const volatile __u64 cfg_cache_key = 0;
-const volatile __u32 cfg_cache_mask = XS_FLOW_CACHE_SLOTS - 1;
-const volatile struct xs_timeouts cfg_timeouts = {
-	.tcp = XS_S_TO_TICKS(XS_DEFAULT_TCP_TIMEOUT_S),
-	.fin = XS_S_TO_TICKS(XS_DEFAULT_FIN_TIMEOUT_S),
-	.udp = XS_S_TO_TICKS(XS_DEFAULT_UDP_TIMEOUT_S),
-	.refresh = XS_S_TO_TICKS(XS_MAX_REFRESH_S),
-};
-
-/* How often the flow clock ticks: a fraction of the shortest timeout's refresh. */
-const volatile __u64 cfg_clock_period_ns = 10000000ULL;
 
 #ifndef CLOCK_MONOTONIC
 #define CLOCK_MONOTONIC 1
@@ -95,129 +60,6 @@ int xdpsteer_clock_start(void *ctx)
 	if (bpf_timer_set_callback(&c->timer, xs_clock_tick))
 		return 3;
 	return bpf_timer_start(&c->timer, c->period_ns, 0) ? 4 : 0;
-}
-
-__attribute__((noinline)) int xs_jump_global(__u64 key, __u32 n)
-{
-	return xs_jump(key, n);
-}
-
-#include "xs_shuffle.h"
-
-/*
- * The hand stays behind a pointer: the verifier does not track what it
- * holds, so every step looks alike and the callback converges at once.
- */
-struct xs_deal_ctx {
-	__u64 hand_hash;
-	__u32 n, h;
-	struct xs_hand *hand;
-};
-
-static int xs_deal_cb(__u32 i, struct xs_deal_ctx *c)
-{
-	return xs_deal_step(c->hand_hash, c->n, c->h, c->hand, i);
-}
-
-/* xs_deal() with bpf_loop() as the loop, so the step is verified once. */
-__attribute__((noinline)) int xs_deal_global(__u64 hand_hash, __u32 n, __u32 h,
-					     struct xs_hand *hand)
-{
-	struct xs_deal_ctx c = { .hand_hash = hand_hash, .n = n, .h = h, .hand = hand };
-
-	if (!hand)
-		return -1;
-	hand->n_cards = 0;
-	hand->last = 0;
-	bpf_loop(XS_DEAL_STEPS, xs_deal_cb, &c, 0);
-	return 0;
-}
-
-struct xs_loads {
-	__u64 v[XS_MAX_HAND];
-};
-
-/* Takes the loads as a sized struct: global subprograms check memory by BTF size. */
-__attribute__((noinline)) int xs_pick_loads(const struct xs_hand *hand, const struct xs_loads *load,
-					    __u64 flow_hash)
-{
-	if (!hand || !load)
-		return 0;
-	return xs_pick_least_loaded(hand, load->v, flow_hash);
-}
-
-static __always_inline int xs_pick_global(const struct xs_hand *hand, const __u64 *load,
-					  __u64 flow_hash)
-{
-	return xs_pick_loads(hand, (const struct xs_loads *)load, flow_hash);
-}
-
-#define XS_ENV void *
-static __always_inline __u32 xs_env_bucket(void *pool, __u32 bucket)
-{
-	__u32 idx = bucket + 1;
-	union xs_pool_entry *e = bpf_map_lookup_elem(pool, &idx);
-
-	return e ? e->bucket.target : XS_NO_TARGET;
-}
-
-/*
- * Load of a target (xs_target_load() says what it counts). Per-CPU counters
- * keep atomics off the packet path; the sum across CPUs is only read when a
- * shuffle flow is placed.
- */
-__attribute__((noinline)) __u64 xs_load_global(__u32 target)
-{
-	__u64 packets = 0, dequeued = 0, dropped = 0, opened = 0, closed = 0;
-	__u32 cpu;
-
-	for (cpu = 0; cpu < XS_MAX_CPUS; cpu++) {
-		struct xs_target_stats *s;
-
-		if (cpu >= cfg_nr_cpus)
-			break;
-		s = bpf_map_lookup_percpu_elem(&xs_target_stats, &target, cpu);
-		if (!s)
-			break;
-		packets += s->packets;
-		dequeued += s->dequeued;
-		dropped += s->dropped;
-		opened += s->opened;
-		closed += s->closed;
-	}
-	return xs_target_load(target, packets, dequeued, dropped, opened, closed);
-}
-
-static __always_inline __u64 xs_env_load(void *pool, __u32 target)
-{
-	return xs_load_global(target);
-}
-
-#include "xs_select.h"
-
-struct xs_live_ctx {
-	void *pool;
-	__u64 h;
-	__u32 n;
-	__u32 b;
-	__u32 found;
-};
-
-static int xs_live_cb(__u32 i, struct xs_live_ctx *c)
-{
-	if (!xs_live_step(c->pool, c->h, c->n, i, &c->b))
-		return 0;
-	c->found = 1;
-	return 1;
-}
-
-/* Only reached when a key's first bucket is a hole. */
-static __always_inline __u32 xs_live_bpf(void *pool, __u64 h, __u32 n)
-{
-	struct xs_live_ctx c = { .pool = pool, .h = h, .n = n };
-
-	bpf_loop(XS_HOLE_DRAWS + n, xs_live_cb, &c, 0);
-	return c.found ? c.b : XS_NO_TARGET;
 }
 
 static __always_inline int xs_deliver(struct xdp_md *ctx, __u32 target_id,

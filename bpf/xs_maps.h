@@ -6,7 +6,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include "xdpsteer.h"
-#include "xs_select.h"
+#include "xs_decision.h"
 
 /* Template for a pool; real pools are created by the CLI with their own size. */
 struct xs_pool_map {
