@@ -128,7 +128,7 @@ struct {
 
 /*
  * The flow clock: a BPF timer that re-arms itself and stamps xs_now (in
- * xdpsteer.bpf.c). Pinned, so the timer lives as long as the attachment.
+ * xs_clock.h). Pinned, so the timer lives as long as the attachment.
  */
 struct xs_clock {
 	struct bpf_timer timer;
