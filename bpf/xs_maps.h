@@ -6,7 +6,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include "xdpsteer.h"
-#include "xs_select.h"
+#include "xs_decision.h"
 
 /* Template for a pool; real pools are created by the CLI with their own size. */
 struct xs_pool_map {
@@ -128,7 +128,7 @@ struct {
 
 /*
  * The flow clock: a BPF timer that re-arms itself and stamps xs_now (in
- * xdpsteer.bpf.c). Pinned, so the timer lives as long as the attachment.
+ * xs_clock.h). Pinned, so the timer lives as long as the attachment.
  */
 struct xs_clock {
 	struct bpf_timer timer;

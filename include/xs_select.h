@@ -4,17 +4,21 @@
  * This one function is what the XDP program runs for a new flow and what
  * `xdpsteer lookup` runs; only the two accessors below differ by side.
  *
- * struct xs_decision is always declared; xs_select() only where the side
- * has defined, before including this file:
+ * struct xs_decision (xs_decision.h) is always declared; xs_select() only
+ * where the side has defined, before including this file:
  *   XS_ENV                           type of the pool handle it passes in
  *   __u32 xs_env_bucket(XS_ENV, b)   target id in bucket b, XS_NO_TARGET for a hole
  *   __u64 xs_env_load(XS_ENV, t)     current load of target id t (shuffle only)
+ * A side that also routes the loops elsewhere names them first too:
+ * XS_JUMP_FN (xs_jump.h), XS_DEAL_FN, XS_PICK_FN and XS_LIVE_FN (below).
  */
 #ifndef XS_SELECT_H
 #define XS_SELECT_H
 
 #include "xdpsteer.h"
+#include "xs_decision.h"
 #include "xs_hash.h"
+#include "xs_holes.h"
 #include "xs_jump.h"
 #include "xs_shuffle.h"
 
@@ -26,53 +30,8 @@
 #define XS_PICK_FN xs_pick_least_loaded
 #endif
 
-struct xs_decision {
-	__u64 flow_hash;         /* the value fed to jump, or the shuffle tie-break */
-	__u64 hand_hash;         /* shuffle: the value the hand is dealt from */
-	__u32 bucket;            /* chosen bucket, 0-based */
-	__u32 target;            /* target id in that bucket */
-	struct xs_hand hand;     /* shuffle: dealt buckets, in dealing order */
-	__u64 load[XS_MAX_HAND]; /* shuffle: load of each card when chosen */
-	/*
-	 * Input: decide without loads. The XDP program sets it for a flow it
-	 * will not pin, so that a shuffle flow without a pin is placed by its
-	 * hand's fixed tie-break order, the same for each of its packets.
-	 */
-	__u32 no_load;
-	__u32 pad;
-};
-
-#endif /* XS_SELECT_H */
-
-/* The functions, once, wherever the side has defined XS_ENV. */
-#if defined(XS_ENV) && !defined(XS_SELECT_FN_H)
-#define XS_SELECT_FN_H
-/*
- * Removal from the middle leaves a hole (a bucket with XS_NO_TARGET) instead
- * of renumbering. A key whose jump bucket is a hole draws again, from
- * mix64(h + i * XS_HOLE_GOLDEN), up to XS_HOLE_DRAWS times, then walks upward
- * to the next live bucket. The result depends only on the set of holes, so:
- *  - removing bucket k moves exactly the keys that were on k (no other key
- *    has k before its answer in its draw sequence, or k would be its answer);
- *  - they spread uniformly over the live buckets (rejection sampling);
- *  - refilling k restores the earlier mapping exactly.
- * Step @i of that sequence; returns 1 when *b is live.
- */
-#define XS_HOLE_DRAWS 32
-#define XS_HOLE_GOLDEN 0xc2b2ae3d27d4eb4fULL
-
-XS_INLINE int xs_live_step(XS_ENV env, __u64 h, __u32 n, __u32 i, __u32 *b)
-{
-	if (i == 0)
-		*b = XS_JUMP_FN(h, n);
-	else if (i < XS_HOLE_DRAWS)
-		*b = XS_JUMP_FN(xs_mix64(h + (__u64)i * XS_HOLE_GOLDEN), n);
-	else
-		*b = *b + 1 >= n ? 0 : *b + 1;
-	return xs_env_bucket(env, *b) != XS_NO_TARGET;
-}
-
-/* BPF builds drive the steps with bpf_loop() (the walk is bounded by n, not a constant). */
+#ifdef XS_ENV
+/* BPF builds drive the hole walk's steps with bpf_loop() (it is bounded by n, not a constant). */
 #ifndef XS_LIVE_FN
 XS_INLINE __u32 xs_live_bucket(XS_ENV env, __u64 h, __u32 n)
 {
@@ -133,3 +92,5 @@ holes:
 }
 
 #endif /* XS_ENV */
+
+#endif /* XS_SELECT_H */

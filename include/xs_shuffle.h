@@ -22,24 +22,13 @@
 #define XS_SHUFFLE_H
 
 #include "xs_common.h"
+#include "xs_hand.h"
 #include "xs_hash.h"
 #include "xs_jump.h"
 
-#define XS_MAX_HAND 16
 #define XS_DEAL_MAX_DRAWS 64
 #define XS_ENTROPY_BITS 60
 #define XS_GOLDEN64 0x9e3779b97f4a7c15ULL
-
-/* BPF builds route jump through a global subprogram so it is verified once. */
-#ifndef XS_JUMP_FN
-#define XS_JUMP_FN xs_jump
-#endif
-
-struct xs_hand {
-	__u32 n_cards;
-	__u32 last;              /* last card drawn: where the fallback walk resumes */
-	__u32 card[XS_MAX_HAND];
-};
 
 XS_INLINE int xs_hand_has(const struct xs_hand *hand, __u32 card)
 {

@@ -11,7 +11,7 @@ export XS_BUILD=${XS_BUILD:-build}
 pass=0
 fail=0
 failed=()
-for s in cppcheck.sh tidy.sh valgrind.sh bpf_load.sh; do
+for s in headers.sh cppcheck.sh tidy.sh valgrind.sh bpf_load.sh; do
 	echo "== $s"
 	out=$(mktemp)
 	tests/check/$s 2>&1 | tee "$out"

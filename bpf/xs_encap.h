@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * Encapsulation in place: the outer IPv4 (IPIP) or IPv6 (IP6IP6,
+ * IPv4-in-IPv6) header and the MACs a recipe (struct xs_recipe) says, and the
+ * outer part of a recipe: what the service and the backend say.
+ */
+#ifndef XS_ENCAP_H
+#define XS_ENCAP_H
+
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include "xdpsteer.h"
+#include "xs_count.h"
+#include "xs_csum.h"
+#include "xs_parse.h"
+
+#define XS_OUTER_TTL 64
+
+/*
+ * Write the outer IPv4 header (IPIP, TTL 64, no options) as five 32-bit
+ * words, with the checksum summed from the values in registers: writing
+ * bytes and reading them back as 16-bit words for the checksum stalls on
+ * store forwarding. The words are packed little-endian, like the flow key:
+ * xdpsteer builds for x86 only.
+ */
+static __always_inline void xs_ip4_outer(struct iphdr *ip, __u8 tos, __u16 tot_len, __be32 saddr,
+					 __be32 daddr)
+{
+	__u32 *w = (__u32 *)ip;
+	__u16 len = bpf_htons(tot_len);
+	__u16 ttl_proto = bpf_htons((XS_OUTER_TTL << 8) | IPPROTO_IPIP);
+	__u16 ver_tos = bpf_htons((0x45 << 8) | tos);
+	__u32 sum;
+
+	/* The same 16-bit words a reader of the header sees, in memory order. */
+	sum = ver_tos + len + ttl_proto + (saddr & 0xffff) + (saddr >> 16) + (daddr & 0xffff) +
+	      (daddr >> 16);
+	w[0] = (__u32)ver_tos | ((__u32)len << 16);
+	w[1] = 0; /* id, frag_off */
+	w[2] = (__u32)ttl_proto | ((__u32)xs_csum_fold(sum) << 16);
+	w[3] = saddr;
+	w[4] = daddr;
+}
+
+/* The outer source: the service's prefix with its low bits from the flow hash,
+ * so each flow has its own outer source and the backend's NIC RSS spreads them. */
+static __always_inline __be32 xs_outer_src4(const struct xs_service *svc, __u32 flow_hash)
+{
+	__u32 mask = svc->src4_bits >= 32 ? ~0U : (1U << svc->src4_bits) - 1;
+
+	return svc->src4 | bpf_htonl(flow_hash & mask);
+}
+
+static __always_inline void xs_outer_src6(const struct xs_service *svc, __u32 flow_hash,
+					  __be32 *src)
+{
+	__u32 mask = svc->src6_bits >= 32 ? ~0U : (1U << svc->src6_bits) - 1;
+
+	src[0] = svc->src6[0];
+	src[1] = svc->src6[1];
+	src[2] = svc->src6[2];
+	src[3] = svc->src6[3] | bpf_htonl(flow_hash & mask);
+}
+
+/*
+ * Destination and source MAC, as three 32-bit words: a byte-wise copy (what
+ * memcpy into a packet of unknown alignment becomes) is 24 instructions on
+ * every packet. @mac is word-aligned: a recipe or a next hop.
+ */
+static __always_inline void xs_set_macs(struct ethhdr *eth, const __u8 *mac)
+{
+	const __u32 *w = (const __u32 *)mac;
+	__u32 *hdr = (__u32 *)eth;
+
+	hdr[0] = w[0];
+	hdr[1] = w[1];
+	hdr[2] = w[2];
+}
+
+_Static_assert(__builtin_offsetof(struct xs_nexthop, dmac) == 0 &&
+		       __builtin_offsetof(struct xs_nexthop, smac) == ETH_ALEN &&
+		       __builtin_offsetof(struct xs_recipe, dmac) == 0 &&
+		       __builtin_offsetof(struct xs_recipe, smac) == ETH_ALEN,
+	       "next hops and recipes start with the MACs in header order");
+
+/* Everything but the MACs and the way out: what the service and the backend say. */
+static __always_inline void xs_recipe_outer(struct xs_recipe *r, const struct xs_service *svc,
+					    const struct xs_target *be, __u32 flow_hash)
+{
+	r->encap = svc->encap;
+	r->family = be->family;
+	r->label = (flow_hash >> 12) & 0xfffff;
+	if (be->family == 4) {
+		r->saddr[0] = xs_outer_src4(svc, flow_hash);
+		r->daddr[0] = be->addr[3];
+	} else {
+		xs_outer_src6(svc, flow_hash, r->saddr);
+		__builtin_memcpy(r->daddr, be->addr, 16);
+	}
+}
+
+/*
+ * Encapsulate in place as @r says. The frame is [eth][vlan tags][IP...]; it
+ * becomes [eth][outer IP][IP...]: VLAN tags are not carried into the tunnel.
+ * 0 when done, else the verdict for a frame that could not be encapsulated
+ * (never 0: that is XDP_ABORTED).
+ */
+static __always_inline int xs_encap(struct xdp_md *ctx, const struct xs_parsed *p,
+				    const struct xs_recipe *r)
+{
+	__u32 outer = r->family == 4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
+	int delta = (int)outer - ((int)p->l3_off - (int)sizeof(struct ethhdr));
+	void *data, *data_end;
+	struct ethhdr *eth;
+
+	if (bpf_xdp_adjust_head(ctx, -delta)) {
+		xs_count(XS_C_ENCAP_ERR);
+		return XDP_PASS;
+	}
+	data = (void *)(long)ctx->data;
+	data_end = (void *)(long)ctx->data_end;
+	eth = data;
+	if ((void *)(eth + 1) > data_end)
+		return XDP_DROP;
+	xs_set_macs(eth, r->dmac);
+	if (r->family == 4) {
+		struct iphdr *ip = (void *)(eth + 1);
+
+		if ((void *)(ip + 1) > data_end)
+			return XDP_DROP;
+		eth->h_proto = bpf_htons(ETH_P_IP);
+		xs_ip4_outer(ip, p->tos, p->ip_len + sizeof(*ip), r->saddr[0], r->daddr[0]);
+	} else {
+		struct ipv6hdr *ip6 = (void *)(eth + 1);
+		__u32 label = r->label;
+
+		if ((void *)(ip6 + 1) > data_end)
+			return XDP_DROP;
+		eth->h_proto = bpf_htons(ETH_P_IPV6);
+		ip6->version = 6;
+		ip6->priority = p->tos >> 4;
+		/* The flow label is per flow too, for ECMP and RSS on IPv6. */
+		ip6->flow_lbl[0] = (__u8)(((p->tos & 0xf) << 4) | (label >> 16));
+		ip6->flow_lbl[1] = (__u8)(label >> 8);
+		ip6->flow_lbl[2] = (__u8)label;
+		ip6->payload_len = bpf_htons(p->ip_len);
+		ip6->nexthdr = p->family == 4 ? IPPROTO_IPIP : IPPROTO_IPV6;
+		ip6->hop_limit = XS_OUTER_TTL;
+		__builtin_memcpy(&ip6->saddr, r->saddr, 16);
+		__builtin_memcpy(&ip6->daddr, r->daddr, 16);
+	}
+	return 0;
+}
+
+#endif /* XS_ENCAP_H */

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * Sending to a backend: the recipe for a flow (struct xs_recipe: next hop,
+ * then tunnel or L2 rewrite), sending as it says, and the way out (XDP_TX on
+ * the ingress interface, a devmap redirect otherwise).
+ */
+#ifndef XS_TX_H
+#define XS_TX_H
+
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <bpf/bpf_helpers.h>
+#include "xdpsteer.h"
+#include "xs_count.h"
+#include "xs_encap.h"
+#include "xs_maps.h"
+#include "xs_parse.h"
+
+/* The recipe for a flow of @flow_hash to backend @be of @svc through @nh. */
+static __always_inline void xs_recipe_make(struct xs_recipe *r, const struct xs_service *svc,
+					   const struct xs_target *be, const struct xs_nexthop *nh,
+					   __u32 flow_hash)
+{
+	__builtin_memcpy(r->dmac, nh->dmac, 2 * ETH_ALEN);
+	r->ifindex = nh->ifindex;
+	r->mtu = nh->mtu;
+	xs_recipe_outer(r, svc, be, flow_hash);
+}
+
+/* Out of the interface the route says: XDP_TX if it is where we came in. */
+static __always_inline int xs_transmit(struct xdp_md *ctx, __u32 ifindex)
+{
+	int act;
+
+	if (ifindex == ctx->ingress_ifindex) {
+		xs_count(XS_C_TX);
+		return XDP_TX;
+	}
+	act = bpf_redirect_map(&xs_tx_ports, ifindex, 0);
+	if (act == XDP_REDIRECT) {
+		xs_count(XS_C_TX_REDIRECT);
+		return act;
+	}
+	/* Not in xs_tx_ports: the stack forwards what we built instead. */
+	xs_count(XS_C_REDIRECT_ERR);
+	return XDP_PASS;
+}
+
+/*
+ * Send as @r says: encapsulated (ipip) or with new MACs (l2, L2 direct server
+ * return: the frame is unchanged but for its MACs).
+ */
+static __always_inline int xs_send(struct xdp_md *ctx, const struct xs_parsed *p,
+				   const struct xs_recipe *r, struct xs_service_stats *ss)
+{
+	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	int rc;
+
+	if (r->encap == XS_ENCAP_L2) {
+		if ((void *)(eth + 1) > data_end)
+			return XDP_PASS;
+		xs_set_macs(eth, r->dmac);
+		return xs_transmit(ctx, r->ifindex);
+	}
+	if (p->ip_len + (r->family == 4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr)) >
+	    r->mtu) {
+		/* Policy: count and drop. Never send it on oversized or cut. */
+		if (ss)
+			ss->too_big++;
+		xs_count(XS_C_TOO_BIG);
+		return XDP_DROP;
+	}
+	rc = xs_encap(ctx, p, r);
+	return rc ? rc : xs_transmit(ctx, r->ifindex);
+}
+
+/*
+ * No neighbour entry for the next hop yet. l2: nothing here can make the
+ * kernel resolve the backend's MAC (that is why `backend add` installs a
+ * managed neighbour entry), so the packet goes up unchanged until it
+ * resolves. ipip: the tunnel packet goes up to be routed by the stack, which
+ * resolves the neighbour; its MACs are the frame's own destination, so the
+ * stack takes it as addressed to this host.
+ */
+static __always_inline int xs_send_no_neigh(struct xdp_md *ctx, const struct xs_parsed *p,
+					    const struct xs_service *svc,
+					    const struct xs_target *be, __u32 flow_hash)
+{
+	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	struct xs_recipe r = {};
+	int rc;
+
+	if (svc->encap != XS_ENCAP_L2) {
+		if ((void *)(eth + 1) > data_end)
+			return XDP_PASS;
+		__builtin_memcpy(r.dmac, eth->h_dest, ETH_ALEN);
+		__builtin_memcpy(r.smac, eth->h_dest, ETH_ALEN);
+		xs_recipe_outer(&r, svc, be, flow_hash);
+		rc = xs_encap(ctx, p, &r);
+		if (rc)
+			return rc;
+	}
+	xs_count(XS_C_NO_NEIGH);
+	return XDP_PASS;
+}
+
+#endif /* XS_TX_H */
