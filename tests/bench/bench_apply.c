@@ -157,7 +157,7 @@ static int apply_topo(const struct topo *t, struct sample *s)
 	dup2(null, 1);
 	dup2(log, 2);
 	t0 = now_ms();
-	rc = xs_config_load(conf_path, env.h.nr_cpus, &c);
+	rc = xs_config_load((const char *[]){ conf_path }, 1, env.h.nr_cpus, &c);
 	s->parse_ms = now_ms() - t0;
 	if (!rc) {
 		map_count_reset(env.h.pools_fd);
@@ -294,7 +294,7 @@ static int fresh_service(struct topo *t)
 		return -1;
 	}
 	/* A file with a setting only empties the interface: the service goes. */
-	rc = xs_config_load(conf_path, env.h.nr_cpus, &c);
+	rc = xs_config_load((const char *[]){ conf_path }, 1, env.h.nr_cpus, &c);
 	if (!rc) {
 		int out = dup(1), null = open("/dev/null", O_WRONLY);
 

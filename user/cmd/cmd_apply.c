@@ -42,7 +42,7 @@ static int xs_apply_once(const struct xs_handle *h, const char *file, bool dry_r
 	struct xs_model m;
 	int err;
 
-	err = xs_config_load(file, h->nr_cpus, &m);
+	err = xs_config_load(&file, 1, h->nr_cpus, &m);
 	if (err)
 		return err;
 	err = xs_model_commit(h, &m, &o);

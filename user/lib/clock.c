@@ -2,7 +2,7 @@
 /*
  * The flow clock. Packets read the time from a global that a BPF timer
  * stamps, because reading the clock in every packet costs more than the rest
- * of an established flow's work (see bpf/xdpsteer.bpf.c, xs_now).
+ * of an established flow's work (see bpf/xs_clock.h, xs_now).
  */
 #include <errno.h>
 #include <string.h>

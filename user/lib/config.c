@@ -18,13 +18,15 @@
 #define XS_CFG_MAX_TOK 16
 #define XS_N_SETTINGS 5
 
-/* One file being read into a model. */
+/* The sources being read into one model. */
 struct xs_cfg {
-	const char *file;
+	const char *file;		/* the source being read: errors are FILE:LINE */
 	int nr_cpus;
 	struct xs_model *m;
 	struct xs_settings set;		/* applied to the model at the end */
 	int seen[XS_N_SETTINGS];	/* line of each setting, 0: not set */
+	const char *seen_in[XS_N_SETTINGS]; /* ... and its source */
+	int last;			/* the last line read */
 };
 
 static void xs_cfg_err(const struct xs_cfg *c, int line, const char *fmt, ...)
@@ -148,11 +150,17 @@ static int xs_cfg_setting(struct xs_cfg *c, int line, int k, char **tok, int nto
 		xs_cfg_err(c, line, "%s: want exactly one value", tok[0]);
 		return -EINVAL;
 	}
-	if (c->seen[k]) {
+	if (c->seen[k] && c->seen_in[k] == c->file) {
 		xs_cfg_err(c, line, "%s is already set at line %d", tok[0], c->seen[k]);
 		return -EINVAL;
 	}
+	if (c->seen[k]) {
+		xs_cfg_err(c, line, "%s is already set at %s:%d: a setting belongs to one file",
+			   tok[0], c->seen_in[k], c->seen[k]);
+		return -EINVAL;
+	}
 	c->seen[k] = line;
+	c->seen_in[k] = c->file;
 	return XS_CFG_DO(c, line, xs_settings_set(&c->set, tok[0], tok[1]));
 }
 
@@ -263,47 +271,105 @@ static int xs_cfg_line(struct xs_cfg *c, int line, char *s)
 	return -EINVAL;
 }
 
-int xs_config_load(const char *file, int nr_cpus, struct xs_model *m)
+/* One source's lines into the model. */
+static int xs_cfg_text(struct xs_cfg *c, char *buf, size_t len)
 {
-	struct xs_cfg c = { .file = file, .nr_cpus = nr_cpus, .m = m };
-	int line = 1, last = 1, err, k;
-	char *buf, *s, *nl;
-	bool any = false;
-	size_t len;
+	int line = 1, err;
+	char *s, *nl;
 
-	xs_settings_init(&c.set);
-	err = xs_model_init(m);
-	if (err) {
-		xs_cfg_err(&c, 1, "out of memory");
-		return err;
-	}
-	buf = xs_cfg_read(&c, &len);
-	if (!buf) {
-		xs_model_free(m);
-		return -EINVAL;
-	}
-	err = xs_cfg_check_text(&c, buf, len);
+	c->m->source = c->file;
+	err = xs_cfg_check_text(c, buf, len);
 	for (s = buf; !err && s && *s; s = nl, line++) {
 		nl = strchr(s, '\n');
 		if (nl)
 			*nl++ = 0;
-		err = xs_cfg_line(&c, line, s);
-		last = line;
+		err = xs_cfg_line(c, line, s);
+		c->last = line;
 	}
+	return err;
+}
+
+/* After every source: nothing declared is refused, then the settings go in. */
+static int xs_cfg_finish(struct xs_cfg *c, int err)
+{
+	bool any = false;
+	int k;
+
 	for (k = 0; k < XS_N_SETTINGS; k++)
-		any |= c.seen[k] != 0;
-	if (!err && !m->n_tgt && !m->n_svc && !any) {
-		xs_cfg_err(&c, last, "the file declares nothing: applying it would remove every "
-			   "target and service; refusing (to empty the interface, list its "
-			   "settings with no targets, e.g. 'algo jump')");
+		any |= c->seen[k] != 0;
+	if (!err && !c->m->n_tgt && !c->m->n_svc && !any) {
+		xs_cfg_err(c, c->last, "the configuration declares nothing: applying it would "
+			   "remove every target and service; refusing (to empty the interface, "
+			   "list its settings with no targets, e.g. 'algo jump')");
 		err = -EINVAL;
 	}
-	free(buf);
+	c->m->source = NULL;
 	if (err) {
-		xs_model_free(m);
+		xs_model_free(c->m);
 		return err;
 	}
-	xs_model_settings(m, &c.set);
-	m->hand_line = c.seen[2];
+	xs_model_settings(c->m, &c->set);
+	c->m->hand_line = c->seen[2];
 	return 0;
+}
+
+static int xs_cfg_begin(struct xs_cfg *c, int nr_cpus, struct xs_model *m)
+{
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	c->nr_cpus = nr_cpus;
+	c->m = m;
+	c->last = 1;
+	xs_settings_init(&c->set);
+	err = xs_model_init(m);
+	if (err)
+		fprintf(stderr, "configuration: out of memory\n");
+	return err;
+}
+
+int xs_config_parse(const struct xs_config_src *src, int n, int nr_cpus, struct xs_model *m)
+{
+	struct xs_cfg c;
+	char *buf;
+	int i, err;
+
+	err = xs_cfg_begin(&c, nr_cpus, m);
+	if (err)
+		return err;
+	for (i = 0; !err && i < n; i++) {
+		c.file = src[i].name;
+		buf = strdup(src[i].text);
+		if (!buf) {
+			xs_cfg_err(&c, 1, "out of memory");
+			err = -ENOMEM;
+			break;
+		}
+		err = xs_cfg_text(&c, buf, strlen(buf));
+		free(buf);
+	}
+	return xs_cfg_finish(&c, err);
+}
+
+int xs_config_load(const char *const *files, int n, int nr_cpus, struct xs_model *m)
+{
+	struct xs_cfg c;
+	size_t len;
+	char *buf;
+	int i, err;
+
+	err = xs_cfg_begin(&c, nr_cpus, m);
+	if (err)
+		return err;
+	for (i = 0; !err && i < n; i++) {
+		c.file = files[i];
+		buf = xs_cfg_read(&c, &len);
+		if (!buf) {
+			err = -EINVAL;
+			break;
+		}
+		err = xs_cfg_text(&c, buf, len);
+		free(buf);
+	}
+	return xs_cfg_finish(&c, err);
 }

@@ -16,12 +16,22 @@
 #define XS_CFG_MAX_SIZE (1024 * 1024)
 #endif
 
+/* One piece of configuration text, and the name its errors carry (a file, an etcd key). */
+struct xs_config_src {
+	const char *name;
+	const char *text;	/* NUL-terminated */
+};
+
 /*
- * Read and validate @file against this host (@nr_cpus possible CPUs, its
- * interfaces) into @m, which it initialises. Every error is one line on
- * stderr, "FILE:LINE: what is wrong"; @m is then empty.
+ * Read and validate @n files against this host (@nr_cpus possible CPUs, its
+ * interfaces) into one model @m, which it initialises: a fleet's shared file
+ * and a host's own, say. An object or a setting declared twice, in one file
+ * or in two, is an error. Every error is one line on stderr, "FILE:LINE:
+ * what is wrong"; @m is then empty.
  */
-int xs_config_load(const char *file, int nr_cpus, struct xs_model *m);
+int xs_config_load(const char *const *files, int n, int nr_cpus, struct xs_model *m);
+/* The same, from text already in memory (the agent's etcd values). */
+int xs_config_parse(const struct xs_config_src *src, int n, int nr_cpus, struct xs_model *m);
 /* @m in the file format: every setting, defaults included, so apply of it changes nothing. */
 void xs_config_print(const struct xs_model *m, FILE *f);
 

@@ -122,6 +122,17 @@ void xs_model_settings(struct xs_model *m, const struct xs_settings *s)
 	m->set.has_seed = old.has_seed;
 }
 
+/* Where an object was declared: "line 3" in the source being read, else "FILE:3". */
+static const char *xs_where(const struct xs_model *m, const char *source, int line, char *buf,
+			    size_t len)
+{
+	if (source == m->source || !source)
+		snprintf(buf, len, "line %d", line);
+	else
+		snprintf(buf, len, "%s:%d", source, line);
+	return buf;
+}
+
 static bool xs_same_target(const struct xs_target *a, const struct xs_target *b)
 {
 	return a->kind == b->kind &&
@@ -151,12 +162,13 @@ static const char *xs_spec_name(const struct xs_target_spec *s, char *buf, size_
 int xs_model_target_add(struct xs_model *m, const struct xs_target_spec *s, int line)
 {
 	int i = xs_model_find_target(m, &s->t);
-	char name[IF_NAMESIZE + 8];
+	char name[IF_NAMESIZE + 8], where[300];
 
 	if (i >= 0) {
 		xs_spec_name(s, name, sizeof(name));
 		if (m->tgt[i].line)
-			pr_warn("target %s is already declared at line %d\n", name, m->tgt[i].line);
+			pr_warn("target %s is already declared at %s\n", name,
+				xs_where(m, m->tgt[i].source, m->tgt[i].line, where, sizeof(where)));
 		else
 			pr_warn("target %s is already a target\n", name);
 		return -EEXIST;
@@ -164,6 +176,7 @@ int xs_model_target_add(struct xs_model *m, const struct xs_target_spec *s, int 
 	if (xs_grow((void **)&m->tgt, &m->cap_tgt, m->n_tgt, sizeof(*m->tgt)))
 		return -ENOMEM;
 	m->tgt[m->n_tgt].s = *s;
+	m->tgt[m->n_tgt].source = m->source;
 	m->tgt[m->n_tgt++].line = line;
 	return 0;
 }
@@ -218,12 +231,13 @@ int xs_model_target_drain(struct xs_model *m, const struct xs_target *t, bool dr
 int xs_model_service_add(struct xs_model *m, const struct xs_service_spec *s, int line)
 {
 	int i = xs_model_find_service(m, &s->key);
-	char name[80];
+	char name[80], where[300];
 
 	xs_format_service(&s->key, name, sizeof(name));
 	if (i >= 0) {
 		if (m->svc[i].line)
-			pr_warn("service %s is already declared at line %d\n", name, m->svc[i].line);
+			pr_warn("service %s is already declared at %s\n", name,
+				xs_where(m, m->svc[i].source, m->svc[i].line, where, sizeof(where)));
 		else
 			pr_warn("service %s already exists\n", name);
 		return -EEXIST;
@@ -237,6 +251,7 @@ int xs_model_service_add(struct xs_model *m, const struct xs_service_spec *s, in
 		return -ENOMEM;
 	m->svc[m->n_svc].s = *s;
 	m->svc[m->n_svc].line = line;
+	m->svc[m->n_svc].source = m->source;
 	if (xs_index_set(&m->svc_by_key, &m->svc[m->n_svc].s.key, m->n_svc)) {
 		pr_warn("out of memory for a model\n");
 		return -ENOMEM;
@@ -287,7 +302,7 @@ static bool xs_vip_is_v4(const struct xs_service_key *key)
 
 int xs_model_backend_add(struct xs_model *m, const struct xs_backend_spec *s, int line)
 {
-	char name[80], addr[INET6_ADDRSTRLEN], what[INET6_ADDRSTRLEN + 16];
+	char name[80], addr[INET6_ADDRSTRLEN], what[INET6_ADDRSTRLEN + 16], where[300];
 	struct xs_be_key k;
 	int svc, i;
 
@@ -306,8 +321,8 @@ int xs_model_backend_add(struct xs_model *m, const struct xs_backend_spec *s, in
 	i = xs_model_find_backend(m, (__u32)svc, s->t.addr);
 	if (i >= 0) {
 		if (m->be[i].line)
-			pr_warn("backend %s of %s is already declared at line %d\n", addr, name,
-				m->be[i].line);
+			pr_warn("backend %s of %s is already declared at %s\n", addr, name,
+				xs_where(m, m->be[i].source, m->be[i].line, where, sizeof(where)));
 		else
 			pr_warn("backend %s is already a backend of %s\n", addr, name);
 		return -EEXIST;
@@ -322,6 +337,7 @@ int xs_model_backend_add(struct xs_model *m, const struct xs_backend_spec *s, in
 	m->be[m->n_be].s = *s;
 	m->be[m->n_be].service = (__u32)svc;
 	m->be[m->n_be].line = line;
+	m->be[m->n_be].source = m->source;
 	xs_be_key(&k, (__u32)svc, s->t.addr);
 	if (xs_index_set(&m->be_by_addr, &k, m->n_be)) {
 		pr_warn("out of memory for a model\n");

@@ -94,23 +94,27 @@ int xs_backend_spec_set(struct xs_backend_spec *s, const char *key, const char *
 /* An object of the model and where it was declared (line 0: not in a file). */
 struct xs_model_target {
 	struct xs_target_spec s;
+	const char *source;	/* the file (or etcd key) that declared it, or NULL */
 	int line;
 };
 
 struct xs_model_service {
 	struct xs_service_spec s;
+	const char *source;
 	int line;
 };
 
 struct xs_model_backend {
 	struct xs_backend_spec s;
 	__u32 service;		/* index into xs_model.svc */
+	const char *source;
 	int line;
 };
 
 struct xs_model {
 	struct xs_settings set;
 	int hand_line;		/* where a file set the queue pool's hand size, else 0 */
+	const char *source;	/* the source edits now come from (the parser sets it), or NULL */
 	struct xs_model_target *tgt;
 	struct xs_model_service *svc;
 	struct xs_model_backend *be;
