@@ -123,7 +123,7 @@ struct xs_service_stats {
 struct xs_pool_hdr {
 	__u64 seed[2];       /* SipHash-1-3 key */
 	__u32 n_buckets;     /* 0: no targets, packets pass (XS_C_NO_TARGETS) */
-	__u32 generation;    /* bumped on every publish */
+	__u32 digest;        /* of the pool's content: equal on hosts that hold the same pool */
 	__u8 algo;           /* enum xs_algo */
 	__u8 hand_size;      /* shuffle: cards per hand */
 	__u8 flow_fields;    /* enum xs_field mask for the flow hash */

@@ -33,3 +33,10 @@ assert_same_state() { # WHAT BEFORE
 	echo "ok: $1: maps byte-identical"
 }
 
+
+# strip_places: show's text without where each object sits (id, slots,
+# slot-count): the file an operator writes by hand, which leaves places to
+# the commit.
+strip_places() {
+	sed -E -e 's/ (id [0-9]+|slots [0-9,]+|slot-count [0-9]+)//g' -e '/^slot-count /d'
+}

@@ -55,7 +55,7 @@ rich_config() { # FILE
 rich_expected() {
 	cat <<-EOF
 		# xdpsteer show $IF_STEER
-		seed $SEED
+		# seed: a secret, not shown (show --secrets prints it)
 		algo jump
 		hand-size 4
 		hash-fields src,dst,sport,dport,proto
@@ -77,6 +77,7 @@ rich_expected() {
 fresh() {
 	attach --xdp-mode skb --seed "$SEED" >/dev/null
 	rich_config "$XS_TMP/rich.conf"
+	chmod 600 "$XS_TMP/rich.conf" # it holds the seed
 	xs apply "$IF_STEER" -f "$XS_TMP/rich.conf" >"$XS_TMP/apply.out" 2>/dev/null
 }
 
@@ -103,7 +104,7 @@ t_bad_corpus() {
 		[[ $exp == "# expect: "* ]] || fail "$f: first line is not '# expect: LINE PATTERN'"
 		exp=${exp#"# expect: "}
 		cp "$f" "$XS_TMP/$(basename "$f")"
-		chmod 644 "$XS_TMP/$(basename "$f")"
+		chmod 600 "$XS_TMP/$(basename "$f")"
 		expect_refused "$(basename "$f")" "$XS_TMP/$(basename "$f")" "${exp%% *}" "${exp#* }"
 		n=$((n + 1))
 	done
@@ -122,8 +123,20 @@ t_bad_corpus() {
 	chmod 666 "$XS_TMP/ww.conf"
 	expect_refused world_writable "$XS_TMP/ww.conf" 1 "world-writable.*anyone"
 	expect_refused missing "$XS_TMP/nonexistent.conf" 1 "cannot open"
+	# The seed is a secret: a file that holds it is root's, and nobody else reads it.
+	printf 'algo jump\nseed %s\n' "$SEED" >"$XS_TMP/seed_640.conf"
+	chmod 640 "$XS_TMP/seed_640.conf"
+	expect_refused seed_group_readable "$XS_TMP/seed_640.conf" 2 "group or others may read it"
+	cp -p "$XS_TMP/seed_640.conf" "$XS_TMP/seed_nobody.conf"
+	chmod 600 "$XS_TMP/seed_nobody.conf"
+	chown nobody "$XS_TMP/seed_nobody.conf"
+	expect_refused seed_not_roots "$XS_TMP/seed_nobody.conf" 2 "not owned by root"
+	echo "$SEED" >"$XS_TMP/seed.key"
+	chmod 644 "$XS_TMP/seed.key"
+	printf 'algo jump\nseed-file %s\n' "$XS_TMP/seed.key" >"$XS_TMP/seedfile.conf"
+	expect_refused seed_file_readable "$XS_TMP/seedfile.conf" 2 "group or others may read it"
 	[ "$n" -ge 40 ] || fail "corpus has $n files, want >= 40"
-	echo "ok: $n corpus files and 6 generated ones refused"
+	echo "ok: $n corpus files and 9 generated ones refused"
 }
 
 t_round_trip() {
@@ -131,8 +144,14 @@ t_round_trip() {
 	grep -q "applied 11 changes" "$XS_TMP/apply.out" || fail "first apply: $(cat "$XS_TMP/apply.out")"
 	xs show "$IF_STEER" >"$XS_TMP/show1"
 	rich_expected >"$XS_TMP/want1"
-	diff "$XS_TMP/want1" "$XS_TMP/show1" || fail "show differs from the normalized config"
-	echo "ok: show = normalized config"
+	strip_places <"$XS_TMP/show1" | diff "$XS_TMP/want1" - ||
+		fail "show differs from the normalized config"
+	echo "ok: show = normalized config (places aside)"
+	! grep -q "^seed " "$XS_TMP/show1" || fail "show printed the seed without --secrets"
+	assert_eq "show --secrets" "$(xs show "$IF_STEER" --secrets | grep '^seed ')" "seed $SEED"
+	grep -q "^slot-count 3$" "$XS_TMP/show1" || fail "show: no slot-count of the queue pool"
+	grep -Eq "^backend $VIP4:80/tcp 10.9.1.1 weight 2 id [0-9]+ slots [0-9]+,[0-9]+$" \
+		"$XS_TMP/show1" || fail "show: no id and slots of a weight-2 backend"
 	# show -> apply changes nothing, not even a pool generation.
 	cp "$XS_TMP/show1" "$XS_TMP/again.conf"
 	dump_state "$XS_TMP/before.dump"
@@ -150,7 +169,7 @@ t_round_trip() {
 		-e "/^target dev $DEV_A$/d" \
 		-e "s/10.9.1.1 weight 2$/10.9.1.1 weight 4/" \
 		-e "s/10.9.1.3 weight 1 drain$/10.9.1.3 weight 1/" \
-		-e "/2001:db8:1::2 weight 1$/d" "$XS_TMP/show1" >"$XS_TMP/mod.conf"
+		-e "/2001:db8:1::2 weight 1$/d" <(strip_places <"$XS_TMP/show1") >"$XS_TMP/mod.conf"
 	echo "target dev $DEV_C" >>"$XS_TMP/mod.conf"
 	echo "backend $VIP4:80/tcp 10.9.1.4 weight 2" >>"$XS_TMP/mod.conf"
 	xs apply "$IF_STEER" -f "$XS_TMP/mod.conf" --dry-run >"$XS_TMP/dry.out"
@@ -173,7 +192,7 @@ t_round_trip() {
 	EOF
 	diff "$XS_TMP/plan.want" "$XS_TMP/plan.got" || fail "plan differs"
 	echo "ok: the plan lists exactly the 9 changes"
-	xs show "$IF_STEER" | grep -v '^#' | sort >"$XS_TMP/show3"
+	xs show "$IF_STEER" | strip_places | grep -v '^#' | sort >"$XS_TMP/show3"
 	grep -v '^#' "$XS_TMP/mod.conf" | sort >"$XS_TMP/want3"
 	diff "$XS_TMP/want3" "$XS_TMP/show3" || fail "state after apply differs from the file"
 	echo "ok: state equals the modified file"
@@ -251,7 +270,8 @@ t_watch() {
 	wait_count "^applied" "$XS_TMP/w.out" 3
 	grep -q -- "- target cpu 0" "$XS_TMP/w.out" || fail "no removal in the plan"
 	! grep -q "^plan.*\.tmp" "$XS_TMP/w.out" || fail "applied the temporary file"
-	assert_eq "replaced file applied" "$(xs show "$IF_STEER" | grep '^target')" "target cpu 1 qsize 2048"
+	assert_eq "replaced file applied" "$(xs show "$IF_STEER" | strip_places | grep '^target')" \
+		"target cpu 1 qsize 2048"
 	# Deleted, then re-created.
 	rm "$f"
 	wait_for "is gone" "$XS_TMP/w.out" 10

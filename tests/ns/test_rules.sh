@@ -76,6 +76,11 @@ qsize_dev|target add @IF@ dev @IF@ --qsize 64|target dev @IF@ qsize 64|1|qsize a
 target_dup|target add @IF@ cpu 0|target cpu 0;target cpu 0|2|target cpu 0 is already (a target|declared)
 seed|seed @IF@ 1234|seed 1234|1|seed .1234. is not 32 hex digits
 hash_fields|attach @IF2@ --hash-fields src,port|hash-fields src,port|1|unknown field .port.
+seed_file|attach @IF2@ --seed-file @KEY644@|seed-file @KEY644@|1|group or others may read it
+slots_twice|backend add @IF@ 10.9.0.10:80/tcp 10.9.1.9 --slots 0,0|service 10.9.0.10:80/tcp;backend 10.9.0.10:80/tcp 10.9.1.9 slots 0,0|2|slots: 0 is listed twice
+slots_weight|backend add @IF@ 10.9.0.10:80/tcp 10.9.1.9 --weight 1 --slots 0,1|service 10.9.0.10:80/tcp;backend 10.9.0.10:80/tcp 10.9.1.9 weight 1 slots 0,1|2|2 slots for weight 1
+slot_taken|backend add @IF@ 10.9.0.10:80/tcp 10.9.1.9 --slots 0|service 10.9.0.10:80/tcp;backend 10.9.0.10:80/tcp 10.9.1.1 slots 0;backend 10.9.0.10:80/tcp 10.9.1.9 slots 0|3|slot 0 is named twice
+id_range|backend add @IF@ 10.9.0.10:80/tcp 10.9.1.9 --id 5|service 10.9.0.10:80/tcp;backend 10.9.0.10:80/tcp 10.9.1.9 id 5|2|id: .5. is not a whole number from 384
 EOF
 )
 
@@ -83,6 +88,7 @@ EOF
 expand() {
 	local s=${1//@IF@/$IF_STEER}
 	s=${s//@IF2@/$IF_SPARE}
+	s=${s//@KEY644@/$XS_TMP/seed644.key}
 	printf '%s' "${s//@SHUF17@/$SHUF17}"
 }
 
@@ -141,6 +147,8 @@ ip -n "$NS_STEER" route add 10.9.0.0/16 dev "$IF_STEER"
 SHUF17="service $SHUF:80/tcp algo shuffle hand-size 15"
 for ((i = 1; i <= 17; i++)); do SHUF17+=";backend $SHUF:80/tcp 10.9.3.$i"; done
 base_setup || fatal rules "cannot apply the base configuration"
+# A seed file that others may read: refused, whether an option or a file names it.
+echo "$SEED" >"$XS_TMP/seed644.key" && chmod 644 "$XS_TMP/seed644.key"
 
 for t in "${NS_TESTS[@]}"; do
 	run_test "$t" "t_$t"

@@ -25,10 +25,10 @@ int xs_cmd_show(const struct xs_args *a)
 	err = xs_open(a->pos[0], &h);
 	if (err)
 		return err;
-	err = xs_model_load(&h, &m);
+	err = xs_model_load(&h, &m, true);
 	if (!err) {
 		printf("# xdpsteer show %s\n", h.ifname);
-		xs_config_print(&m, stdout);
+		xs_config_print(&m, xs_flag(a, "secrets"), stdout);
 		xs_model_free(&m);
 	}
 	xs_close(&h);

@@ -165,14 +165,14 @@ static int xs_status_one(const char *ifname, bool json, bool first)
 	if (json) {
 		printf("%s{\"ifname\": \"%s\", \"ifindex\": %d, \"prog_id\": %u, \"mode\": \"%s\", "
 		       "\"xlated_insns\": %u, \"verified_insns\": %u, \"algo\": \"%s\", "
-		       "\"hand_size\": %u, \"slots\": %u, \"generation\": %u, "
+		       "\"hand_size\": %u, \"slots\": %u, \"digest\": \"%08x\", "
 		       "\"seed\": \"%016llx%016llx\", \"hash_fields\": \"%s\", "
 		       "\"hand_fields\": \"%s\", \"flow_table_size\": %u, "
 		       "\"tcp_timeout_s\": %.2f, \"fin_timeout_s\": %.2f, \"udp_timeout_s\": %.2f}",
 		       first ? "" : ", ", h.ifname, h.ifindex, pinfo.id, mode,
 		       pinfo.xlated_prog_len / 8, pinfo.verified_insns,
 		       xs_name_of(xs_algo_names, pool.hdr.algo), pool.hdr.hand_size,
-		       pool.hdr.n_buckets, pool.hdr.generation,
+		       pool.hdr.n_buckets, pool.hdr.digest,
 		       (unsigned long long)pool.hdr.seed[0], (unsigned long long)pool.hdr.seed[1],
 		       fields, hfields, finfo.max_entries, xs_ticks_s(self.timeouts.tcp),
 		       xs_ticks_s(self.timeouts.fin), xs_ticks_s(self.timeouts.udp));
@@ -182,7 +182,7 @@ static int xs_status_one(const char *ifname, bool json, bool first)
 		       xs_name_of(xs_algo_names, pool.hdr.algo));
 		if (pool.hdr.algo == XS_ALGO_SHUFFLE)
 			printf(" (hand %u, hand fields %s)", pool.hdr.hand_size, hfields);
-		printf(", %u slots, generation %u\n", pool.hdr.n_buckets, pool.hdr.generation);
+		printf(", %u slots, digest %08x\n", pool.hdr.n_buckets, pool.hdr.digest);
 		printf("  hash fields %s, seed %016llx%016llx, flow table %u entries\n", fields,
 		       (unsigned long long)pool.hdr.seed[0], (unsigned long long)pool.hdr.seed[1],
 		       finfo.max_entries);

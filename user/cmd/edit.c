@@ -5,7 +5,6 @@
  * edit holds the rules; the commit plans and writes in one transaction.
  */
 #include "commands.h"
-#include "log.h"
 
 int xs_cmd_edit(const struct xs_args *a, xs_edit_fn edit)
 {
@@ -17,7 +16,13 @@ int xs_cmd_edit(const struct xs_args *a, xs_edit_fn edit)
 	err = xs_open(a->pos[0], &h);
 	if (err)
 		return err;
-	err = xs_model_load(&h, &m);
+	/*
+	 * A command that names a place (--id, --slots) edits the pool as show
+	 * prints it, places and all; any other leaves places to the commit,
+	 * which then moves the fewest flows (a re-added target takes back its
+	 * old slot, say).
+	 */
+	err = xs_model_load(&h, &m, xs_arg(a, "id") || xs_arg(a, "slots"));
 	if (!err) {
 		err = edit(&m, &h, a) ?: xs_model_commit(&h, &m, &o);
 		xs_model_free(&m);

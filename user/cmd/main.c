@@ -60,6 +60,11 @@ static const struct xs_opt decap_attach_opts[] = {
 	{ "xdp-mode", "native|skb", "XDP attach mode (default native)" },
 	{ 0 },
 };
+static const struct xs_opt show_opts[] = {
+	{ "secrets", NULL, "print the hash seed too (it is a secret)" },
+	{ 0 },
+};
+
 static const struct xs_opt apply_opts[] = {
 	{ "file", "FILE", "the configuration (also -f FILE)" },
 	{ "dry-run", NULL, "print the plan only" },
@@ -119,8 +124,8 @@ const struct xs_cmd xs_commands[] = {
 	     xs_edit_backend_weight),
 	CMD("apply", "IFACE -f FILE", "make IFACE's state equal to FILE; prints the plan first", 1,
 	    3, apply_opts, NULL, xs_cmd_apply),
-	CMD("show", "IFACE", "IFACE's running state, in the format apply reads", 1, 1, NULL, NULL,
-	    xs_cmd_show),
+	CMD("show", "IFACE", "IFACE's running state, in the format apply reads", 1, 1, show_opts,
+	    NULL, xs_cmd_show),
 	CMD("decap attach", "IFACE", "backend side: strip xdpsteer's tunnel headers on IFACE", 1,
 	    1, decap_attach_opts, NULL, xs_cmd_decap_attach),
 	CMD("decap detach", "IFACE", "remove the decap program from IFACE", 1, 1, NULL, NULL,

@@ -222,8 +222,13 @@ static void xs_apply_targets_undo(struct xs_plan *pl)
 	}
 }
 
-int xs_model_commit(const struct xs_handle *h, const struct xs_model *m,
-		    const struct xs_commit_opts *o)
+/*
+ * One commit: plan @m against the running state, print the plan, write it.
+ * *@again is set when objects wait for a second commit (plan.h): this one
+ * freed the ids they name.
+ */
+static int xs_commit_once(const struct xs_handle *h, const struct xs_model *m,
+			  const struct xs_commit_opts *o, bool *again)
 {
 	struct xs_plan pl = { .h = h, .m = m, .origin = o->origin };
 	const char *what = o->origin ?: "the change";
@@ -231,6 +236,7 @@ int xs_model_commit(const struct xs_handle *h, const struct xs_model *m,
 	__u32 i;
 	int err;
 
+	*again = false;
 	pl.out = open_memstream(&pl.text, &pl.len);
 	if (!pl.out)
 		return -ENOMEM;
@@ -239,7 +245,8 @@ int xs_model_commit(const struct xs_handle *h, const struct xs_model *m,
 		goto out;
 	fflush(pl.out);
 	if (o->origin && !o->quiet)
-		printf("plan for %s from %s:\n%s", h->ifname, o->origin, pl.text);
+		printf("plan for %s from %s%s:\n%s", h->ifname, o->origin,
+		       pl.deferred ? " (first of two steps: free the ids it names)" : "", pl.text);
 	else if (!o->quiet)
 		printf("%s:\n%s", h->ifname, pl.text);
 	if (!pl.changes) {
@@ -250,7 +257,9 @@ int xs_model_commit(const struct xs_handle *h, const struct xs_model *m,
 	if (!o->quiet)
 		xs_plan_moves(&pl);
 	if (o->dry_run) {
-		printf("dry run: %d change%s not applied\n", pl.changes, pl.changes == 1 ? "" : "s");
+		printf("dry run: %d change%s not applied%s\n", pl.changes,
+		       pl.changes == 1 ? "" : "s",
+		       pl.deferred ? "; a second step would then place the rest" : "");
 		goto out;
 	}
 	fflush(stdout);
@@ -275,7 +284,25 @@ int xs_model_commit(const struct xs_handle *h, const struct xs_model *m,
 	else if (!o->quiet)
 		printf("applied %d change%s to %s\n", pl.changes, pl.changes == 1 ? "" : "s",
 		       h->ifname);
+	*again = !err && pl.deferred;
 out:
 	xs_plan_free(&pl);
+	return err;
+}
+
+int xs_model_commit(const struct xs_handle *h, const struct xs_model *m,
+		    const struct xs_commit_opts *o)
+{
+	bool again;
+	int err = xs_commit_once(h, m, o, &again);
+
+	/* The second step: every id the model names is free, or its own, now. */
+	if (!err && again)
+		err = xs_commit_once(h, m, o, &again);
+	if (!err && again) {
+		pr_warn("%s: ids the model names are still held by others after two steps\n",
+			h->ifname);
+		err = -EAGAIN;
+	}
 	return err;
 }

@@ -16,7 +16,9 @@
 #include "log.h"
 
 #define XS_CFG_MAX_TOK 16
-#define XS_N_SETTINGS 5
+#define XS_N_SETTINGS 7
+#define XS_SET_SEED 0
+#define XS_SET_SEED_FILE 6
 
 /* The sources being read into one model. */
 struct xs_cfg {
@@ -27,6 +29,7 @@ struct xs_cfg {
 	int seen[XS_N_SETTINGS];	/* line of each setting, 0: not set */
 	const char *seen_in[XS_N_SETTINGS]; /* ... and its source */
 	int last;			/* the last line read */
+	const struct stat *st;		/* the file being read; NULL for text in memory */
 };
 
 static void xs_cfg_err(const struct xs_cfg *c, int line, const char *fmt, ...)
@@ -150,6 +153,18 @@ static int xs_cfg_setting(struct xs_cfg *c, int line, int k, char **tok, int nto
 		xs_cfg_err(c, line, "%s: want exactly one value", tok[0]);
 		return -EINVAL;
 	}
+	/* seed and seed-file are one setting: the seed. */
+	if (k == XS_SET_SEED_FILE || k == XS_SET_SEED) {
+		int o = k == XS_SET_SEED ? XS_SET_SEED_FILE : XS_SET_SEED;
+
+		if (c->seen[o]) {
+			xs_cfg_err(c, line, "%s: the seed is already set at %s:%d", tok[0],
+				   c->seen_in[o], c->seen[o]);
+			return -EINVAL;
+		}
+	}
+	if (k == XS_SET_SEED && c->st && XS_CFG_DO(c, line, xs_check_secret_file(c->file, c->st)))
+		return -EPERM;
 	if (c->seen[k] && c->seen_in[k] == c->file) {
 		xs_cfg_err(c, line, "%s is already set at line %d", tok[0], c->seen[k]);
 		return -EINVAL;
@@ -165,7 +180,7 @@ static int xs_cfg_setting(struct xs_cfg *c, int line, int k, char **tok, int nto
 }
 
 /* Read the file whole, refusing what cannot be a configuration. */
-static char *xs_cfg_read(struct xs_cfg *c, size_t *len)
+static char *xs_cfg_read(struct xs_cfg *c, size_t *len, struct stat *out)
 {
 	struct stat st;
 	char *buf;
@@ -207,6 +222,7 @@ static char *xs_cfg_read(struct xs_cfg *c, size_t *len)
 	close(fd);
 	buf[n] = 0;
 	*len = (size_t)n;
+	*out = st;
 	return buf;
 fail:
 	close(fd);
@@ -353,6 +369,7 @@ int xs_config_parse(const struct xs_config_src *src, int n, int nr_cpus, struct 
 
 int xs_config_load(const char *const *files, int n, int nr_cpus, struct xs_model *m)
 {
+	struct stat st;
 	struct xs_cfg c;
 	size_t len;
 	char *buf;
@@ -363,12 +380,14 @@ int xs_config_load(const char *const *files, int n, int nr_cpus, struct xs_model
 		return err;
 	for (i = 0; !err && i < n; i++) {
 		c.file = files[i];
-		buf = xs_cfg_read(&c, &len);
+		buf = xs_cfg_read(&c, &len, &st);
 		if (!buf) {
 			err = -EINVAL;
 			break;
 		}
+		c.st = &st;
 		err = xs_cfg_text(&c, buf, len);
+		c.st = NULL;
 		free(buf);
 	}
 	return xs_cfg_finish(&c, err);

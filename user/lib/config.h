@@ -32,7 +32,10 @@ struct xs_config_src {
 int xs_config_load(const char *const *files, int n, int nr_cpus, struct xs_model *m);
 /* The same, from text already in memory (the agent's etcd values). */
 int xs_config_parse(const struct xs_config_src *src, int n, int nr_cpus, struct xs_model *m);
-/* @m in the file format: every setting, defaults included, so apply of it changes nothing. */
-void xs_config_print(const struct xs_model *m, FILE *f);
+/*
+ * @m in the file format: every setting, defaults included, and every
+ * object's place, so apply of it changes nothing. The seed only with @secrets.
+ */
+void xs_config_print(const struct xs_model *m, bool secrets, FILE *f);
 
 #endif /* XS_CONFIG_H */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * The running state of an attachment as a model (model.h): what `show`
- * prints and what a command edits. Targets come in id order and services in
- * id order, so a state that does not change loads, and prints, the same.
+ * The running state of an attachment as a model (model.h): what a command
+ * edits and, with the places of its objects, what `show` prints. Targets
+ * come in id order and services in id order, so a state that does not
+ * change loads, and prints, the same.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,13 +13,52 @@
 #include "service.h"
 #include "target.h"
 
-static int xs_load_targets(struct xs_model *m, const struct xs_target *all)
+/*
+ * Where target @id sits in @pool: its id, and the buckets it holds. A
+ * drained target holds none; the bucket it held first is where it returns.
+ */
+static void xs_load_place(struct xs_place *p, const struct xs_pool *pool, const __u32 *first,
+			  const __u32 *next, const struct xs_target *t, __u32 id)
 {
-	struct xs_target_spec s;
-	__u32 id;
-	int err;
+	__u32 b;
 
-	for (id = 0; id < XS_BACKEND_BASE; id++) {
+	p->id = id;
+	p->n_slots = 0;
+	for (b = first[id]; b != XS_NO_TARGET && p->n_slots < XS_MAX_WEIGHT; b = next[b])
+		p->slots[p->n_slots++] = b;
+	if (!p->n_slots && (t->flags & XS_TARGET_F_DRAIN) && t->bucket != XS_NO_TARGET)
+		p->slots[p->n_slots++] = t->bucket;
+}
+
+/* Each target's buckets of @pool, as lists: first[id], then next[bucket]. */
+static int xs_load_buckets(const struct xs_pool *pool, __u32 **first, __u32 **next)
+{
+	__u32 b, n = pool->hdr.n_buckets;
+
+	*first = malloc(XS_MAX_TARGETS * sizeof(**first));
+	*next = malloc((n + 1) * sizeof(**next));
+	if (!*first || !*next)
+		return -ENOMEM;
+	memset(*first, 0xff, XS_MAX_TARGETS * sizeof(**first));
+	for (b = n; b-- > 0;) {
+		__u32 t = pool->bucket[b];
+
+		if (t >= XS_MAX_TARGETS)
+			continue;
+		(*next)[b] = (*first)[t];
+		(*first)[t] = b;
+	}
+	return 0;
+}
+
+static int xs_load_targets(struct xs_model *m, const struct xs_target *all,
+			   const struct xs_pool *pool, bool placed)
+{
+	__u32 *first = NULL, *next = NULL, id;
+	struct xs_target_spec s;
+	int err = placed ? xs_load_buckets(pool, &first, &next) : 0;
+
+	for (id = 0; !err && id < XS_BACKEND_BASE; id++) {
 		const struct xs_target *t = &all[id];
 
 		if (!(t->flags & XS_TARGET_F_ACTIVE))
@@ -31,20 +71,26 @@ static int xs_load_targets(struct xs_model *m, const struct xs_target *all)
 		s.drain = t->flags & XS_TARGET_F_DRAIN;
 		if (t->kind == XS_TARGET_DEV && !if_indextoname(t->ifindex, s.ifname))
 			s.ifname[0] = 0;
+		s.place.id = XS_NO_TARGET;
+		if (placed)
+			xs_load_place(&s.place, pool, first, next, t, id);
+		/* A cpu's id is the cpu: only a dev's is worth naming. */
+		if (t->kind == XS_TARGET_CPU)
+			s.place.id = XS_NO_TARGET;
 		err = xs_model_target_add(m, &s, 0);
-		if (err)
-			return err;
 	}
-	return 0;
+	free(first);
+	free(next);
+	return err;
 }
 
 static int xs_load_service(const struct xs_handle *h, struct xs_model *m,
-			   const struct xs_service_entry *e, const struct xs_target *all)
+			   const struct xs_service_entry *e, const struct xs_target *all, bool placed)
 {
 	struct xs_service_spec s = { .key = e->key, .svc = e->svc };
+	__u32 *first = NULL, *next = NULL, id;
 	struct xs_backend_spec b;
 	struct xs_pool pool;
-	__u32 id;
 	int err;
 
 	err = xs_pool_read(h, e->svc.id, &pool);
@@ -53,8 +99,10 @@ static int xs_load_service(const struct xs_handle *h, struct xs_model *m,
 	s.svc.id = 0; /* ids are the commit's to give */
 	s.algo = pool.hdr.algo;
 	s.hand_size = pool.hdr.hand_size;
-	xs_pool_free(&pool);
-	err = xs_model_service_add(m, &s, 0);
+	if (placed)
+		s.slot_count = pool.hdr.n_buckets;
+	err = placed ? xs_load_buckets(&pool, &first, &next) : 0;
+	err = err ?: xs_model_service_add(m, &s, 0);
 	for (id = XS_BACKEND_BASE; !err && id < XS_MAX_TARGETS; id++) {
 		const struct xs_target *t = &all[id];
 
@@ -66,13 +114,20 @@ static int xs_load_service(const struct xs_handle *h, struct xs_model *m,
 		b.t.family = t->family;
 		memcpy(b.t.addr, t->addr, sizeof(b.t.addr));
 		b.t.weight = t->weight;
+		b.weight_set = true;
 		b.drain = t->flags & XS_TARGET_F_DRAIN;
+		b.place.id = XS_NO_TARGET;
+		if (placed)
+			xs_load_place(&b.place, &pool, first, next, t, id);
 		err = xs_model_backend_add(m, &b, 0);
 	}
+	free(first);
+	free(next);
+	xs_pool_free(&pool);
 	return err;
 }
 
-int xs_model_load(const struct xs_handle *h, struct xs_model *m)
+int xs_model_load(const struct xs_handle *h, struct xs_model *m, bool placed)
 {
 	struct xs_service_entry *sv = NULL;
 	struct xs_pool queues = { 0 };
@@ -97,10 +152,12 @@ int xs_model_load(const struct xs_handle *h, struct xs_model *m)
 		m->set.hand_size = queues.hdr.hand_size;
 		m->set.flow_fields = queues.hdr.flow_fields;
 		m->set.hand_fields = queues.hdr.hand_fields;
-		err = xs_load_targets(m, all);
+		if (placed)
+			m->set.slot_count = queues.hdr.n_buckets;
+		err = xs_load_targets(m, all, &queues, placed);
 	}
 	for (i = 0; !err && i < n; i++)
-		err = xs_load_service(h, m, &sv[i], all);
+		err = xs_load_service(h, m, &sv[i], all, placed);
 	xs_pool_free(&queues);
 	free(sv);
 	free(all);

@@ -28,7 +28,8 @@ int xs_model_init(struct xs_model *m)
 {
 	memset(m, 0, sizeof(*m));
 	xs_settings_init(&m->set);
-	if (xs_index_init(&m->svc_by_key, sizeof(struct xs_service_key)) ||
+	m->claimed = calloc(XS_MAX_TARGETS / 64 + 1, sizeof(*m->claimed));
+	if (!m->claimed || xs_index_init(&m->svc_by_key, sizeof(struct xs_service_key)) ||
 	    xs_index_init(&m->be_by_addr, sizeof(struct xs_be_key))) {
 		xs_model_free(m);
 		pr_warn("out of memory for a model\n");
@@ -42,6 +43,7 @@ void xs_model_free(struct xs_model *m)
 	free(m->tgt);
 	free(m->svc);
 	free(m->be);
+	free(m->claimed);
 	xs_index_free(&m->svc_by_key);
 	xs_index_free(&m->be_by_addr);
 	memset(m, 0, sizeof(*m));
@@ -122,6 +124,27 @@ void xs_model_settings(struct xs_model *m, const struct xs_settings *s)
 	m->set.has_seed = old.has_seed;
 }
 
+/* Claim target id @p->id for one object: two objects never name the same id. */
+static int xs_claim(struct xs_model *m, const struct xs_place *p, const char *what)
+{
+	__u32 id = p->id;
+
+	if (id == XS_NO_TARGET)
+		return 0;
+	if (m->claimed[id / 64] & (1ULL << (id % 64))) {
+		pr_warn("%s: id %u is already another object's\n", what, id);
+		return -EEXIST;
+	}
+	m->claimed[id / 64] |= 1ULL << (id % 64);
+	return 0;
+}
+
+static void xs_unclaim(struct xs_model *m, const struct xs_place *p)
+{
+	if (p->id != XS_NO_TARGET)
+		m->claimed[p->id / 64] &= ~(1ULL << (p->id % 64));
+}
+
 /* Where an object was declared: "line 3" in the source being read, else "FILE:3". */
 static const char *xs_where(const struct xs_model *m, const char *source, int line, char *buf,
 			    size_t len)
@@ -173,8 +196,10 @@ int xs_model_target_add(struct xs_model *m, const struct xs_target_spec *s, int 
 			pr_warn("target %s is already a target\n", name);
 		return -EEXIST;
 	}
-	if (xs_grow((void **)&m->tgt, &m->cap_tgt, m->n_tgt, sizeof(*m->tgt)))
-		return -ENOMEM;
+	snprintf(where, sizeof(where), "target %s", xs_spec_name(s, name, sizeof(name)));
+	if (xs_grow((void **)&m->tgt, &m->cap_tgt, m->n_tgt, sizeof(*m->tgt)) ||
+	    xs_claim(m, &s->place, where))
+		return -EINVAL;
 	m->tgt[m->n_tgt].s = *s;
 	m->tgt[m->n_tgt].source = m->source;
 	m->tgt[m->n_tgt++].line = line;
@@ -202,6 +227,7 @@ int xs_model_target_del(struct xs_model *m, const struct xs_target *t)
 
 	if (i < 0)
 		return i;
+	xs_unclaim(m, &m->tgt[i].s.place);
 	memmove(&m->tgt[i], &m->tgt[i + 1], (m->n_tgt - (__u32)i - 1) * sizeof(*m->tgt));
 	m->n_tgt--;
 	return 0;
@@ -283,8 +309,10 @@ int xs_model_service_del(struct xs_model *m, const struct xs_service_key *key)
 	if (s < 0)
 		return s;
 	for (i = 0; i < m->n_be; i++) {
-		if (m->be[i].service == (__u32)s)
+		if (m->be[i].service == (__u32)s) {
+			xs_unclaim(m, &m->be[i].s.place);
 			continue;
+		}
 		m->be[kept] = m->be[i];
 		m->be[kept].service -= m->be[kept].service > (__u32)s;
 		kept++;
@@ -327,14 +355,24 @@ int xs_model_backend_add(struct xs_model *m, const struct xs_backend_spec *s, in
 			pr_warn("backend %s is already a backend of %s\n", addr, name);
 		return -EEXIST;
 	}
+	if (s->place.n_slots > s->t.weight && s->weight_set) {
+		pr_warn("backend %s: %u slots for weight %u\n", addr, s->place.n_slots,
+			s->t.weight);
+		return -EINVAL;
+	}
 	if (m->n_be >= XS_MAX_BACKENDS) {
 		pr_warn("backend %s: all %u backends are in use; the limit is XS_MAX_BACKENDS in "
 			"include/xdpsteer.h (raise it and rebuild)\n", addr, XS_MAX_BACKENDS);
 		return -ENOSPC;
 	}
-	if (xs_grow((void **)&m->be, &m->cap_be, m->n_be, sizeof(*m->be)))
-		return -ENOMEM;
+	snprintf(what, sizeof(what), "backend %s", addr);
+	if (xs_grow((void **)&m->be, &m->cap_be, m->n_be, sizeof(*m->be)) ||
+	    xs_claim(m, &s->place, what))
+		return -EINVAL;
 	m->be[m->n_be].s = *s;
+	/* Slots without a weight: the backend holds as many as it lists. */
+	if (!s->weight_set && s->place.n_slots)
+		m->be[m->n_be].s.t.weight = (__u16)s->place.n_slots;
 	m->be[m->n_be].service = (__u32)svc;
 	m->be[m->n_be].line = line;
 	m->be[m->n_be].source = m->source;
@@ -372,6 +410,7 @@ int xs_model_backend_del(struct xs_model *m, const struct xs_service_key *key,
 
 	if (i < 0)
 		return i;
+	xs_unclaim(m, &m->be[i].s.place);
 	memmove(&m->be[i], &m->be[i + 1], (m->n_be - (__u32)i - 1) * sizeof(*m->be));
 	m->n_be--;
 	return xs_model_reindex(m);
@@ -403,5 +442,8 @@ int xs_model_backend_weight(struct xs_model *m, const struct xs_service_key *key
 		return -EINVAL;
 	}
 	m->be[i].s.t.weight = weight;
+	m->be[i].s.weight_set = true;
+	if (m->be[i].s.place.n_slots > weight)
+		m->be[i].s.place.n_slots = weight;
 	return 0;
 }

@@ -38,36 +38,54 @@ struct xs_key {
 	const char *help;
 };
 
+/*
+ * Where an object sits, as `show` prints it: its target id and the slots
+ * (buckets) it holds. A file that gives them is applied exactly, whatever
+ * the host's history, so every host given the same file holds the same
+ * pools, bit for bit (docs/configuration.md, "Canonical state"). Left out,
+ * the commit chooses, from the host's history, what moves the fewest flows.
+ */
+struct xs_place {
+	__u32 id;		/* XS_NO_TARGET: the commit picks */
+	__u32 n_slots;		/* a drained object's: the slots it returns to */
+	__u32 slots[XS_MAX_WEIGHT];
+};
+
 /* The interface's settings: the queue pool's algorithm, and what every pool shares. */
 struct xs_settings {
 	__u64 seed[2];
 	bool has_seed;		/* false: keep the running seed */
 	__u8 algo, hand_size;	/* the queue pool's */
 	__u8 flow_fields, hand_fields;
+	__u32 slot_count;	/* the queue pool's slots, holes included; 0: as the commit chooses */
 };
 
 struct xs_target_spec {
 	struct xs_target t;	/* kind, cpu or ifindex, qsize */
 	char ifname[IF_NAMESIZE];
 	bool drain;
+	struct xs_place place;
 };
 
 struct xs_service_spec {
 	struct xs_service_key key;
 	struct xs_service svc;	/* encap and tunnel sources; the id is the commit's */
 	__u8 algo, hand_size;
+	__u32 slot_count;	/* its pool's slots, holes included; 0: as the commit chooses */
 };
 
 struct xs_backend_spec {
 	struct xs_service_key service;
 	struct xs_target t;	/* kind, family, addr, weight */
 	bool drain;
+	bool weight_set;	/* weight given: else slots given decide it */
+	struct xs_place place;
 };
 
-extern const struct xs_key xs_settings_keys[];	/* seed algo hand-size hash-fields hand-fields */
-extern const struct xs_key xs_target_keys[];	/* qsize drain */
-extern const struct xs_key xs_service_keys[];	/* algo hand-size encap tunnel-src tunnel-src6 */
-extern const struct xs_key xs_backend_keys[];	/* weight drain */
+extern const struct xs_key xs_settings_keys[];	/* seed algo hand-size hash-fields hand-fields slot-count seed-file */
+extern const struct xs_key xs_target_keys[];	/* qsize drain id slots */
+extern const struct xs_key xs_service_keys[];	/* algo hand-size encap tunnel-src tunnel-src6 slot-count */
+extern const struct xs_key xs_backend_keys[];	/* weight drain id slots */
 
 /* The setters below for a caller that holds a spec of either kind behind a key table. */
 typedef int (*xs_key_setter)(void *spec, const char *key, const char *val);
@@ -75,6 +93,10 @@ int xs_settings_key(void *spec, const char *key, const char *val);
 int xs_target_key(void *spec, const char *key, const char *val);
 int xs_service_key(void *spec, const char *key, const char *val);
 int xs_backend_key(void *spec, const char *key, const char *val);
+
+/* 0, or -EPERM (printed) when @path, which holds the seed, is not root's alone. */
+struct stat;
+int xs_check_secret_file(const char *path, const struct stat *st);
 
 /* Defaults. */
 void xs_settings_init(struct xs_settings *s);
@@ -120,6 +142,7 @@ struct xs_model {
 	struct xs_model_backend *be;
 	__u32 n_tgt, n_svc, n_be;
 	__u32 cap_tgt, cap_svc, cap_be;
+	__u64 *claimed;		/* bit per target id: an object's place.id names it */
 	struct xs_index svc_by_key;	/* service key -> index into svc */
 	struct xs_index be_by_addr;	/* (index into svc, address) -> index into be */
 };
@@ -127,8 +150,12 @@ struct xs_model {
 /* An empty model with default settings. 0 or -ENOMEM. */
 int xs_model_init(struct xs_model *m);
 void xs_model_free(struct xs_model *m);
-/* The running state of @h: what `show` prints and what a command edits. */
-int xs_model_load(const struct xs_handle *h, struct xs_model *m);
+/*
+ * The running state of @h: what a command edits. With @placed, also where
+ * every object sits (ids, slots, slot counts): what `show` prints, so that
+ * another host given it holds the same pools.
+ */
+int xs_model_load(const struct xs_handle *h, struct xs_model *m, bool placed);
 
 /* Edits. @line: where a file declares the object, 0 otherwise. */
 void xs_model_settings(struct xs_model *m, const struct xs_settings *s);

@@ -33,6 +33,10 @@ void xs_plan_free(struct xs_plan *pl)
 	xs_groups_free(&pl->running);
 	xs_groups_free(&pl->in_file);
 	free(pl->file_id);
+	free(pl->be_id);
+	free(pl->tgt_id);
+	free(pl->defer_tgt);
+	free(pl->defer_be);
 	xs_index_free(&pl->addr_users);
 }
 
@@ -55,7 +59,10 @@ static void xs_plan_backends_gone(struct xs_plan *pl, struct xs_plan_pool *pp, i
 	for (k = 0; k < n; k++) {
 		id = XS_BACKEND_BASE + ids[k];
 		i = s >= 0 ? xs_model_find_backend(m, (__u32)s, all[id].addr) : -1;
-		if (i >= 0) {
+		/* Kept where it is unless it waits, or the model places it elsewhere. */
+		if (i >= 0 && !pl->defer_be[i] &&
+		    (m->be[i].s.place.id == id ||
+		     (m->be[i].s.place.id == XS_NO_TARGET && !xs_plan_claimed(pl, id)))) {
 			if (pl->file_id[i] == XS_NO_TARGET)
 				pl->file_id[i] = id;
 			continue;
@@ -80,7 +87,7 @@ static __u32 xs_plan_free_backend(struct xs_plan *pl)
 	__u32 id;
 
 	for (id = pl->free_backend; id < XS_MAX_TARGETS; id++)
-		if (!all[id].kind && !next[id].kind)
+		if (!all[id].kind && !next[id].kind && !xs_plan_claimed(pl, id))
 			break;
 	pl->free_backend = id;
 	return id < XS_MAX_TARGETS ? id : XS_NO_TARGET;
@@ -103,8 +110,11 @@ static int xs_plan_pool_backends(struct xs_plan *pl, struct xs_plan_pool *pp, in
 		const struct xs_model_backend *cb = &m->be[in_file[k]];
 		struct xs_target t = cb->s.t;
 
+		if (pl->defer_be[in_file[k]])
+			continue;
 		xs_format_addr(t.addr, addr, sizeof(addr));
 		id = pl->file_id[in_file[k]];
+		pl->be_id[in_file[k]] = id;
 		if (id != XS_NO_TARGET) {
 			bool was = all[id].flags & XS_TARGET_F_DRAIN;
 
@@ -119,7 +129,8 @@ static int xs_plan_pool_backends(struct xs_plan *pl, struct xs_plan_pool *pp, in
 					    all[id].weight, t.weight);
 			continue;
 		}
-		id = xs_plan_free_backend(pl);
+		id = cb->s.place.id != XS_NO_TARGET ? cb->s.place.id : xs_plan_free_backend(pl);
+		pl->be_id[in_file[k]] = id;
 		if (id == XS_NO_TARGET) {
 			xs_plan_err(pl, cb->line, "backend %s: all %u backends are in use", addr,
 				   XS_MAX_BACKENDS);
@@ -148,7 +159,7 @@ static int xs_plan_backends(struct xs_plan *pl, struct xs_plan_pool *pp, int s)
 
 	err = err ?: xs_plan_pool_backends(pl, pp, s);
 	xs_edit_end(&pl->edit);
-	return err;
+	return err ?: (s >= 0 ? xs_plan_place(pl, pp, s) : 0);
 }
 
 static int xs_plan_services(struct xs_plan *pl, const struct xs_service_entry *sv, __u32 nsv)
@@ -288,10 +299,14 @@ static int xs_plan_index(struct xs_plan *pl)
 
 	key = calloc(n > m->n_be ? n : m->n_be + 1, sizeof(*key));
 	pl->file_id = malloc((m->n_be + 1) * sizeof(*pl->file_id));
-	if (!key || !pl->file_id) {
+	pl->be_id = malloc((m->n_be + 1) * sizeof(*pl->be_id));
+	pl->tgt_id = malloc((m->n_tgt + 1) * sizeof(*pl->tgt_id));
+	if (!key || !pl->file_id || !pl->be_id || !pl->tgt_id) {
 		free(key);
 		return -ENOMEM;
 	}
+	memset(pl->be_id, 0xff, (m->n_be + 1) * sizeof(*pl->be_id));
+	memset(pl->tgt_id, 0xff, (m->n_tgt + 1) * sizeof(*pl->tgt_id));
 	for (i = 0; i < n; i++) {
 		const struct xs_target *t = &pl->all[XS_BACKEND_BASE + i];
 
@@ -320,7 +335,7 @@ int xs_plan_build(struct xs_plan *pl)
 	if (!pl->all || !pl->next || !pl->p)
 		return -ENOMEM;
 	err = xs_targets_read(pl->h, pl->all) ?: xs_services_list(pl->h, &sv, &nsv) ?:
-	      xs_plan_index(pl);
+	      xs_plan_index(pl) ?: xs_plan_defer(pl);
 	if (err)
 		goto out;
 	memcpy(pl->next, pl->all, XS_MAX_TARGETS * sizeof(*pl->all));

@@ -49,6 +49,14 @@ struct xs_plan {
 	__u32 *file_id;			/* per m->be: its running target id, or XS_NO_TARGET */
 	__u32 free_backend;		/* no backend id below it is free */
 	struct xs_index addr_users;	/* address -> backends in next with it */
+	/*
+	 * Places a model names (plan_place.c). An object whose id another
+	 * running object holds waits for a second commit: the first one takes
+	 * it (and that holder) out, so no id ever names two things at once.
+	 */
+	__u32 *tgt_id, *be_id;		/* per model object: the id it gets, or XS_NO_TARGET */
+	bool *defer_tgt, *defer_be;	/* per model object: left for the second commit */
+	__u32 deferred;			/* how many; 0: one commit does it all */
 };
 
 /* Plan every change of @pl->m against the running state of @pl->h, checked. */
@@ -59,6 +67,12 @@ void xs_plan_say(struct xs_plan *pl, const char *fmt, ...) __attribute__((format
 /* An error at @line of the model's file (FILE:LINE: ...), or of the interface. */
 void xs_plan_err(const struct xs_plan *pl, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Which objects wait for a second commit (plan_place.c). */
+int xs_plan_defer(struct xs_plan *pl);
+/* Is target id @id claimed by a model object's explicit place? */
+bool xs_plan_claimed(const struct xs_plan *pl, __u32 id);
+/* Rebuild pool @pp (0: queues, else the model's service @s) where its objects name their slots. */
+int xs_plan_place(struct xs_plan *pl, struct xs_plan_pool *pp, int s);
 /* The queue pool: its settings and its targets (plan_queues.c). */
 int xs_plan_queue_settings(struct xs_plan *pl);
 int xs_plan_queue(struct xs_plan *pl);

@@ -41,42 +41,62 @@ int xs_plan_queue_settings(struct xs_plan *pl)
 }
 
 /* The id a queue target from the file has, or gets (as `target add` picks it). */
-static __u32 xs_plan_target_id(const struct xs_plan *pl, const struct xs_target *t)
+/*
+ * The id model target @i has, or gets: the one its place names; else a
+ * cpu's own; else the running one of its interface; else, as `target add`
+ * picks it, one no model object names: the one its interface had, a
+ * never-used one, any free one.
+ */
+static __u32 xs_plan_target_id(const struct xs_plan *pl, __u32 i)
 {
-	const struct xs_target *all = pl->all, *next = pl->next;
-	__u32 i;
+	const struct xs_target *all = pl->all, *next = pl->next, *t = &pl->m->tgt[i].s.t;
+	__u32 id;
 
+	if (pl->m->tgt[i].s.place.id != XS_NO_TARGET)
+		return pl->m->tgt[i].s.place.id;
 	if (t->kind == XS_TARGET_CPU)
 		return t->cpu;
-	for (i = XS_DEV_BASE; i < XS_BACKEND_BASE; i++)
-		if ((all[i].flags & XS_TARGET_F_ACTIVE) && all[i].kind == XS_TARGET_DEV &&
-		    all[i].ifindex == t->ifindex)
-			return i;
+	for (id = XS_DEV_BASE; id < XS_BACKEND_BASE; id++)
+		if ((all[id].flags & XS_TARGET_F_ACTIVE) && all[id].kind == XS_TARGET_DEV &&
+		    all[id].ifindex == t->ifindex && !xs_plan_claimed(pl, id))
+			return id;
 	/* Never an id that is being removed in this same change: its old entry
 	 * must stay valid until the pool without it is published. */
-#define XS_FREE(i) (!(all[i].flags & XS_TARGET_F_ACTIVE) && !(next[i].flags & XS_TARGET_F_ACTIVE))
-	for (i = XS_DEV_BASE; i < XS_BACKEND_BASE; i++)
-		if (XS_FREE(i) && all[i].kind == XS_TARGET_DEV && all[i].ifindex == t->ifindex)
-			return i;
-	for (i = XS_DEV_BASE; i < XS_BACKEND_BASE; i++)
-		if (XS_FREE(i) && !all[i].kind && !next[i].kind)
-			return i;
-	for (i = XS_DEV_BASE; i < XS_BACKEND_BASE; i++)
-		if (XS_FREE(i) && next[i].kind != XS_TARGET_DEV)
-			return i;
+#define XS_FREE(i)                                                                            \
+	(!(all[i].flags & XS_TARGET_F_ACTIVE) && !(next[i].flags & XS_TARGET_F_ACTIVE) &&      \
+	 !xs_plan_claimed(pl, i))
+	for (id = XS_DEV_BASE; id < XS_BACKEND_BASE; id++)
+		if (XS_FREE(id) && all[id].kind == XS_TARGET_DEV && all[id].ifindex == t->ifindex)
+			return id;
+	for (id = XS_DEV_BASE; id < XS_BACKEND_BASE; id++)
+		if (XS_FREE(id) && !all[id].kind && !next[id].kind)
+			return id;
+	for (id = XS_DEV_BASE; id < XS_BACKEND_BASE; id++)
+		if (XS_FREE(id) && next[id].kind != XS_TARGET_DEV)
+			return id;
 #undef XS_FREE
 	return XS_NO_TARGET;
 }
 
-static bool xs_model_has_target(const struct xs_model *m, const struct xs_target *t)
+/*
+ * Does the model keep running target @id where it is? Its object must not
+ * wait for a second commit, and must name this id, or none that is claimed.
+ */
+static bool xs_model_keeps_target(const struct xs_plan *pl, __u32 id)
 {
-	__u32 i;
+	const struct xs_model *m = pl->m;
+	const struct xs_target *t = &pl->all[id];
+	__u32 i, want;
 
-	for (i = 0; i < m->n_tgt; i++)
-		if (m->tgt[i].s.t.kind == t->kind &&
-		    (t->kind == XS_TARGET_CPU ? m->tgt[i].s.t.cpu == t->cpu
-					      : m->tgt[i].s.t.ifindex == t->ifindex))
-			return true;
+	for (i = 0; i < m->n_tgt; i++) {
+		if (m->tgt[i].s.t.kind != t->kind ||
+		    (t->kind == XS_TARGET_CPU ? m->tgt[i].s.t.cpu != t->cpu
+					      : m->tgt[i].s.t.ifindex != t->ifindex))
+			continue;
+		want = m->tgt[i].s.place.id;
+		return !pl->defer_tgt[i] &&
+		       (want == id || (want == XS_NO_TARGET && !xs_plan_claimed(pl, id)));
+	}
 	return false;
 }
 
@@ -93,7 +113,7 @@ static int xs_plan_queue_targets(struct xs_plan *pl)
 	for (id = 0; id < XS_BACKEND_BASE; id++) {
 		struct xs_target none = { 0 };
 
-		if (!(all[id].flags & XS_TARGET_F_ACTIVE) || xs_model_has_target(m, &all[id]))
+		if (!(all[id].flags & XS_TARGET_F_ACTIVE) || xs_model_keeps_target(pl, id))
 			continue;
 		xs_edit_shrink(e, id, ~0U);
 		none.kind = all[id].kind;
@@ -111,12 +131,15 @@ static int xs_plan_queue_targets(struct xs_plan *pl)
 			struct xs_target t = ct->s.t;
 			bool exists;
 
-			id = xs_plan_target_id(pl, &t);
+			if (pl->defer_tgt[i])
+				continue;
+			id = xs_plan_target_id(pl, i);
 			if (id == XS_NO_TARGET) {
 				xs_plan_err(pl, ct->line, "target dev %s: all %u dev targets are in use",
 					   ct->s.ifname, XS_MAX_DEVS);
 				return -ENOSPC;
 			}
+			pl->tgt_id[i] = id;
 			exists = all[id].flags & XS_TARGET_F_ACTIVE;
 			if (exists != !pass)
 				continue;
@@ -159,5 +182,5 @@ int xs_plan_queue(struct xs_plan *pl)
 
 	err = err ?: xs_plan_queue_targets(pl);
 	xs_edit_end(&pl->edit);
-	return err;
+	return err ?: xs_plan_place(pl, &pl->p[0], -1);
 }

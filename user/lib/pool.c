@@ -213,11 +213,31 @@ int xs_pool_copy(struct xs_pool *dst, const struct xs_pool *src)
 	return 0;
 }
 
+/*
+ * FNV-1a over the header (digest zeroed) and the buckets: a pool's
+ * fingerprint, the same on every host that holds the same pool, so that
+ * `status` can be compared across a fleet.
+ */
+__u32 xs_pool_digest(const struct xs_pool *p)
+{
+	struct xs_pool_hdr hdr = p->hdr;
+	const unsigned char *b;
+	__u32 h = 2166136261u;
+	size_t i;
+
+	hdr.digest = 0;
+	for (b = (const unsigned char *)&hdr, i = 0; i < sizeof(hdr); i++)
+		h = (h ^ b[i]) * 16777619u;
+	for (b = (const unsigned char *)p->bucket, i = 0; i < p->hdr.n_buckets * sizeof(__u32); i++)
+		h = (h ^ b[i]) * 16777619u;
+	return h;
+}
+
 bool xs_pool_same(const struct xs_pool *a, const struct xs_pool *b)
 {
 	struct xs_pool_hdr x = a->hdr, y = b->hdr;
 
-	x.generation = y.generation = 0;
+	x.digest = y.digest = 0;
 	return !memcmp(&x, &y, sizeof(x)) &&
 	       !memcmp(a->bucket, b->bucket, a->hdr.n_buckets * sizeof(*a->bucket));
 }

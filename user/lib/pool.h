@@ -28,7 +28,9 @@ bool xs_pool_in_use(const struct xs_handle *h, __u32 id);
 int xs_pool_build(const struct xs_handle *h, __u32 pool_id, const struct xs_pool *p);
 void xs_pool_free(struct xs_pool *p);
 int xs_pool_copy(struct xs_pool *dst, const struct xs_pool *src);
-/* Same header (generation aside) and buckets? */
+/* The pool's fingerprint (hdr.digest): equal pools, equal digests, on any host. */
+__u32 xs_pool_digest(const struct xs_pool *p);
+/* Same header (digest aside) and buckets? */
 bool xs_pool_same(const struct xs_pool *a, const struct xs_pool *b);
 
 int xs_pool_find(const struct xs_pool *p, __u32 target);

@@ -6,8 +6,11 @@
  * with the same words.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <sys/random.h>
 #include <arpa/inet.h>
 #include "log.h"
@@ -24,6 +27,8 @@ const struct xs_key xs_settings_keys[] = {
 	{ "hand-size", "H", "shuffle: cards per hand, 1-15 (default " XS_XSTR(XS_DEFAULT_HAND) ")" },
 	{ "hash-fields", "LIST", "flow hash fields (default src,dst,sport,dport,proto)" },
 	{ "hand-fields", "LIST", "shuffle: fields that deal the hand (default src)" },
+	{ "slot-count", "N", "the queue pool's slots, holes included (default: as needed)" },
+	{ "seed-file", "PATH", "read the seed from PATH (root's, not readable by others)" },
 	{ 0 },
 };
 
@@ -31,6 +36,8 @@ const struct xs_key xs_target_keys[] = {
 	{ "qsize", "Q", "cpu: cpumap queue size in frames, 1-" XS_XSTR(XS_MAX_QSIZE)
 			" (default " XS_XSTR(XS_DEFAULT_QSIZE) ")" },
 	{ "drain", NULL, "added draining: in no slot, takes no new flows" },
+	{ "id", "N", "dev: its target id (as show prints it; default: chosen)" },
+	{ "slots", "LIST", "the slot it holds, as show prints it (default: chosen)" },
 	{ 0 },
 };
 
@@ -40,14 +47,56 @@ const struct xs_key xs_service_keys[] = {
 	{ "encap", "ipip|l2", "delivery: IP-in-IP tunnel or L2 DSR (default ipip)" },
 	{ "tunnel-src", "CIDR", "ipip: outer IPv4 source prefix (default " XS_DEFAULT_TUNNEL_SRC4 ")" },
 	{ "tunnel-src6", "CIDR", "ipip: outer IPv6 source prefix (default " XS_DEFAULT_TUNNEL_SRC6 ")" },
+	{ "slot-count", "N", "its pool's slots, holes included (default: as needed)" },
 	{ 0 },
 };
 
 const struct xs_key xs_backend_keys[] = {
 	{ "weight", "W", "share of new flows, 1-" XS_XSTR(XS_MAX_WEIGHT) " (default 1): W slots" },
 	{ "drain", NULL, "added draining: in no slot, takes no new flows" },
+	{ "id", "N", "its target id (as show prints it; default: chosen)" },
+	{ "slots", "LIST", "the slots it holds, as show prints it (default: chosen)" },
 	{ 0 },
 };
+
+/* "3" or "0,7,12": slot numbers, each at most once, at most XS_MAX_WEIGHT of them. */
+static int xs_parse_slots(const char *s, struct xs_place *p)
+{
+	char buf[XS_MAX_WEIGHT * 8], *tok, *save = NULL;
+	__u32 v, i;
+
+	p->n_slots = 0;
+	if (strlen(s) >= sizeof(buf)) {
+		pr_warn("slots: more than %u slots\n", XS_MAX_WEIGHT);
+		return -EINVAL;
+	}
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (xs_parse_u32(tok, "slots", 0, XS_MAX_BUCKETS - 1, &v))
+			return -EINVAL;
+		for (i = 0; i < p->n_slots; i++) {
+			if (p->slots[i] == v) {
+				pr_warn("slots: %u is listed twice\n", v);
+				return -EINVAL;
+			}
+		}
+		if (p->n_slots == XS_MAX_WEIGHT) {
+			pr_warn("slots: more than %u slots\n", XS_MAX_WEIGHT);
+			return -EINVAL;
+		}
+		p->slots[p->n_slots++] = v;
+	}
+	if (!p->n_slots) {
+		pr_warn("slots: '%s' lists no slot\n", s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int xs_parse_slot_count(const char *s, __u32 *n)
+{
+	return xs_parse_u32(s, "slot-count", 1, XS_MAX_BUCKETS, n);
+}
 
 /* Index of @key in @keys; -EINVAL printed for a key the object does not have. */
 static int xs_key_index(const struct xs_key *keys, const char *what, const char *key,
@@ -89,6 +138,55 @@ static int xs_parse_algo(const char *s, __u8 *algo)
 	return 0;
 }
 
+/*
+ * The seed is a secret: whoever knows it can aim flows at one backend. A
+ * file that holds it must be root's and readable by nobody else.
+ */
+int xs_check_secret_file(const char *path, const struct stat *st)
+{
+	if (st->st_uid != 0) {
+		pr_warn("%s holds the hash seed, a secret, but is not owned by root "
+			"(chown root %s)\n", path, path);
+		return -EPERM;
+	}
+	if (st->st_mode & 077) {
+		pr_warn("%s holds the hash seed, a secret, but group or others may read it "
+			"(chmod 600 %s)\n", path, path);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* seed-file PATH: 32 hex digits (and a newline) in a file only root may read. */
+static int xs_read_seed_file(const char *path, __u64 seed[2])
+{
+	char buf[80];
+	struct stat st;
+	ssize_t n;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		pr_warn("seed-file: cannot open %s: %s\n", path, strerror(errno));
+		return -errno;
+	}
+	err = fstat(fd, &st) ? -errno : !S_ISREG(st.st_mode) ? -EINVAL : 0;
+	if (err)
+		pr_warn("seed-file: %s is not a regular file\n", path);
+	err = err ?: xs_check_secret_file(path, &st);
+	n = err ? 0 : read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (err)
+		return err;
+	if (n < 0 || n >= (ssize_t)sizeof(buf) - 1) {
+		pr_warn("seed-file: %s: want 32 hex digits\n", path);
+		return -EINVAL;
+	}
+	buf[n] = 0;
+	buf[strcspn(buf, "\r\n")] = 0;
+	return xs_parse_seed(buf, seed);
+}
+
 void xs_settings_init(struct xs_settings *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -118,6 +216,11 @@ int xs_settings_set(struct xs_settings *s, const char *key, const char *val)
 		return xs_parse_fields(val, "hash-fields", &s->flow_fields);
 	case 4:
 		return xs_parse_fields(val, "hand-fields", &s->hand_fields);
+	case 5:
+		return xs_parse_slot_count(val, &s->slot_count);
+	case 6:
+		s->has_seed = true;
+		return xs_read_seed_file(val, s->seed);
 	default:
 		return -EINVAL;
 	}
@@ -130,6 +233,7 @@ int xs_target_spec_init(struct xs_target_spec *s, const char *kind, const char *
 	int ifindex;
 
 	memset(s, 0, sizeof(*s));
+	s->place.id = XS_NO_TARGET;
 	if (xs_name_parse(xs_queue_kind_names, kind, "target", &k))
 		return -EINVAL;
 	s->t.kind = k;
@@ -163,6 +267,21 @@ int xs_target_spec_set(struct xs_target_spec *s, const char *key, const char *va
 		return xs_parse_u32(val, "qsize", 1, XS_MAX_QSIZE, &s->t.qsize);
 	case 1:
 		s->drain = true;
+		return 0;
+	case 2:
+		if (s->t.kind != XS_TARGET_DEV) {
+			pr_warn("target cpu %u: id applies to dev targets only (a cpu's id is the "
+				"cpu)\n", s->t.cpu);
+			return -EINVAL;
+		}
+		return xs_parse_u32(val, "id", XS_DEV_BASE, XS_BACKEND_BASE - 1, &s->place.id);
+	case 3:
+		if (xs_parse_slots(val, &s->place))
+			return -EINVAL;
+		if (s->place.n_slots > 1) {
+			pr_warn("slots: a target holds one slot, not %u\n", s->place.n_slots);
+			return -EINVAL;
+		}
 		return 0;
 	default:
 		return -EINVAL;
@@ -198,6 +317,8 @@ int xs_service_spec_set(struct xs_service_spec *s, const char *key, const char *
 		return xs_parse_cidr(val, AF_INET, &s->svc.src4, &s->svc.src4_bits);
 	case 4:
 		return xs_parse_cidr(val, AF_INET6, s->svc.src6, &s->svc.src6_bits);
+	case 5:
+		return xs_parse_slot_count(val, &s->slot_count);
 	default:
 		return -EINVAL;
 	}
@@ -209,6 +330,7 @@ int xs_backend_spec_init(struct xs_backend_spec *s, const char *service, const c
 	if (xs_parse_service(service, &s->service) || xs_parse_backend(addr, &s->t))
 		return -EINVAL;
 	s->t.weight = XS_DEFAULT_WEIGHT;
+	s->place.id = XS_NO_TARGET;
 	return 0;
 }
 
@@ -221,10 +343,15 @@ int xs_backend_spec_set(struct xs_backend_spec *s, const char *key, const char *
 		if (xs_parse_u32(val, "weight", 1, XS_MAX_WEIGHT, &w))
 			return -EINVAL;
 		s->t.weight = (__u16)w;
+		s->weight_set = true;
 		return 0;
 	case 1:
 		s->drain = true;
 		return 0;
+	case 2:
+		return xs_parse_u32(val, "id", XS_BACKEND_BASE, XS_MAX_TARGETS - 1, &s->place.id);
+	case 3:
+		return xs_parse_slots(val, &s->place);
 	default:
 		return -EINVAL;
 	}

@@ -110,12 +110,10 @@ int xs_txn_pool(struct xs_txn *t, __u32 id, struct xs_pool *p)
 
 	if (err)
 		return err;
-	p->hdr.generation++;
+	p->hdr.digest = xs_pool_digest(p);
 	fd = xs_pool_build(t->h, id, p);
-	if (fd < 0) {
-		p->hdr.generation--;
+	if (fd < 0)
 		return fd;
-	}
 	if (t->fd[id] >= 0)
 		close(t->fd[id]);
 	t->fd[id] = fd;

@@ -16,7 +16,7 @@ struct xs_txn;
 
 /* NULL (with a message) when out of memory or the state cannot be read. */
 struct xs_txn *xs_txn_begin(const struct xs_handle *h);
-/* Stage pool @id as @p (p->hdr.generation is bumped). Builds the pool's map now. */
+/* Stage pool @id as @p (p->hdr.digest is set). Builds the pool's map now. */
 int xs_txn_pool(struct xs_txn *t, __u32 id, struct xs_pool *p);
 /* Stage service @key as @svc (added or changed; its pool must exist or be staged). */
 int xs_txn_service(struct xs_txn *t, const struct xs_service_key *key,

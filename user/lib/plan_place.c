@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * Places a model names (plan.h): target ids and slots, as `show` prints
+ * them. A pool whose objects name their slots (or whose slot count is
+ * given) is built from the model alone, with no regard to the host's
+ * history: every host given the same file holds the same pool, bit for bit.
+ * Slots a model leaves open are filled lowest hole first, then appended, in
+ * model order. Ids are the model's where it names them; one that a running
+ * object of another identity holds waits for a second commit.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include "endpoint.h"
+#include "plan.h"
+
+bool xs_plan_claimed(const struct xs_plan *pl, __u32 id)
+{
+	return id < XS_MAX_TARGETS && (pl->m->claimed[id / 64] & (1ULL << (id % 64)));
+}
+
+/* The model backend that is running target @id (by service key and address), or -1. */
+static int xs_model_backend_of(const struct xs_plan *pl, __u32 id,
+			       const struct xs_service_entry *sv, __u32 nsv)
+{
+	const struct xs_target *t = &pl->all[id];
+	__u32 i;
+	int s;
+
+	for (i = 0; i < nsv; i++) {
+		if (sv[i].svc.id != t->service)
+			continue;
+		s = xs_model_find_service(pl->m, &sv[i].key);
+		return s < 0 ? -1 : xs_model_find_backend(pl->m, (__u32)s, t->addr);
+	}
+	return -1;
+}
+
+/* The model target that is running target @id (a dev, by interface), or -1. */
+static int xs_model_target_of(const struct xs_plan *pl, __u32 id)
+{
+	const struct xs_target *t = &pl->all[id];
+	__u32 i;
+
+	for (i = 0; i < pl->m->n_tgt; i++)
+		if (pl->m->tgt[i].s.t.kind == t->kind && pl->m->tgt[i].s.t.ifindex == t->ifindex)
+			return (int)i;
+	return -1;
+}
+
+/*
+ * Objects whose named id a running object of another identity holds wait,
+ * and so does that holder when the model keeps it: the first commit frees
+ * the id, the second places them.
+ */
+int xs_plan_defer(struct xs_plan *pl)
+{
+	const struct xs_model *m = pl->m;
+	struct xs_service_entry *sv = NULL;
+	__u32 i, nsv = 0, id;
+	int j, err;
+
+	pl->defer_tgt = calloc(m->n_tgt + 1, sizeof(*pl->defer_tgt));
+	pl->defer_be = calloc(m->n_be + 1, sizeof(*pl->defer_be));
+	if (!pl->defer_tgt || !pl->defer_be)
+		return -ENOMEM;
+	for (i = 0; i < m->n_tgt; i++) {
+		const struct xs_target *t = &m->tgt[i].s.t;
+
+		id = m->tgt[i].s.place.id;
+		if (id == XS_NO_TARGET || !(pl->all[id].flags & XS_TARGET_F_ACTIVE) ||
+		    (pl->all[id].kind == t->kind && pl->all[id].ifindex == t->ifindex))
+			continue;
+		pl->defer_tgt[i] = true;
+		j = xs_model_target_of(pl, id);
+		if (j >= 0)
+			pl->defer_tgt[j] = true;
+	}
+	err = xs_services_list(pl->h, &sv, &nsv);
+	for (i = 0; !err && i < m->n_be; i++) {
+		const struct xs_model_backend *b = &m->be[i];
+
+		id = b->s.place.id;
+		if (id == XS_NO_TARGET || !(pl->all[id].flags & XS_TARGET_F_ACTIVE) ||
+		    xs_model_backend_of(pl, id, sv, nsv) == (int)i)
+			continue;
+		pl->defer_be[i] = true;
+		j = xs_model_backend_of(pl, id, sv, nsv);
+		if (j >= 0)
+			pl->defer_be[j] = true;
+	}
+	free(sv);
+	for (i = 0; i < m->n_tgt; i++)
+		pl->deferred += pl->defer_tgt[i];
+	for (i = 0; i < m->n_be; i++)
+		pl->deferred += pl->defer_be[i];
+	return err;
+}
+
+/* One object of a pool being placed. */
+struct xs_member {
+	__u32 id;
+	bool drain;
+	__u32 weight;
+	const struct xs_place *place;
+	int line;
+};
+
+/* Lowest hole of @p from *@cursor on, else a new bucket at the end. */
+static __u32 xs_next_free(struct xs_pool *p, __u32 *cursor)
+{
+	while (*cursor < p->hdr.n_buckets && p->bucket[*cursor] != XS_NO_TARGET)
+		(*cursor)++;
+	if (*cursor == p->hdr.n_buckets)
+		p->hdr.n_buckets++;
+	return *cursor;
+}
+
+static int xs_place_members(struct xs_plan *pl, struct xs_plan_pool *pp, const char *what,
+			    const struct xs_member *mb, __u32 n, __u32 count)
+{
+	__u32 i, k, b, top = count, cursor = 0, total = 0, *grown;
+	struct xs_pool *p = &pp->new;
+
+	for (i = 0; i < n; i++) {
+		total += mb[i].drain ? 0 : mb[i].weight;
+		for (k = 0; !mb[i].drain && k < mb[i].place->n_slots; k++)
+			top = mb[i].place->slots[k] + 1 > top ? mb[i].place->slots[k] + 1 : top;
+	}
+	if (count && top > count) {
+		xs_plan_err(pl, pp->line, "%s: a slot beyond its slot-count %u", what, count);
+		return -EINVAL;
+	}
+	grown = realloc(p->bucket, ((size_t)top + total + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	p->bucket = grown;
+	p->hdr.n_buckets = top;
+	for (b = 0; b < top; b++)
+		p->bucket[b] = XS_NO_TARGET;
+	/* Named slots first, so that the open ones fill around them. */
+	for (i = 0; i < n; i++) {
+		for (k = 0; !mb[i].drain && k < mb[i].place->n_slots; k++) {
+			b = mb[i].place->slots[k];
+			if (p->bucket[b] != XS_NO_TARGET) {
+				xs_plan_err(pl, mb[i].line, "%s: slot %u is named twice", what, b);
+				return -EINVAL;
+			}
+			p->bucket[b] = mb[i].id;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		for (k = mb[i].drain ? mb[i].weight : mb[i].place->n_slots; k < mb[i].weight; k++)
+			p->bucket[xs_next_free(p, &cursor)] = mb[i].id;
+	}
+	for (i = 0; i < n; i++) {
+		struct xs_target *t = &pl->next[mb[i].id];
+
+		/* The first slot it holds, or (drained) the first it returns to. */
+		t->bucket = mb[i].place->n_slots ? mb[i].place->slots[0] : t->bucket;
+		for (b = 0; !mb[i].drain && b < p->hdr.n_buckets; b++)
+			if (p->bucket[b] == mb[i].id) {
+				t->bucket = b;
+				break;
+			}
+	}
+	return 0;
+}
+
+int xs_plan_place(struct xs_plan *pl, struct xs_plan_pool *pp, int s)
+{
+	const struct xs_model *m = pl->m;
+	struct xs_member *mb;
+	struct xs_pool before = { 0 };
+	char what[96];
+	__u32 i, n = 0, count;
+	bool named = false;
+	int err;
+
+	count = s < 0 ? m->set.slot_count : m->svc[s].s.slot_count;
+	mb = calloc((s < 0 ? m->n_tgt : m->n_be) + 1, sizeof(*mb));
+	if (!mb)
+		return -ENOMEM;
+	for (i = 0; s < 0 && i < m->n_tgt; i++) {
+		if (pl->tgt_id[i] == XS_NO_TARGET)
+			continue;
+		mb[n++] = (struct xs_member){ pl->tgt_id[i], m->tgt[i].s.drain, 1,
+					      &m->tgt[i].s.place, m->tgt[i].line };
+		named |= m->tgt[i].s.place.n_slots > 0;
+	}
+	for (i = 0; s >= 0 && i < m->n_be; i++) {
+		if (m->be[i].service != (__u32)s || pl->be_id[i] == XS_NO_TARGET)
+			continue;
+		mb[n++] = (struct xs_member){ pl->be_id[i], m->be[i].s.drain, m->be[i].s.t.weight,
+					      &m->be[i].s.place, m->be[i].line };
+		named |= m->be[i].s.place.n_slots > 0;
+	}
+	err = 0;
+	if (named || count) {
+		if (s < 0) {
+			snprintf(what, sizeof(what), "queues");
+		} else {
+			snprintf(what, sizeof(what), "service ");
+			xs_format_service(&m->svc[s].s.key, what + 8, sizeof(what) - 8);
+		}
+		err = xs_pool_copy(&before, &pp->new) ?: xs_place_members(pl, pp, what, mb, n, count);
+		if (!err && !xs_pool_same(&before, &pp->new))
+			xs_plan_say(pl, "~ %s: slots as the model places them", what);
+		xs_pool_free(&before);
+	}
+	free(mb);
+	return err;
+}
