@@ -6,6 +6,7 @@
  * change loads, and prints, the same.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "model.h"
@@ -63,7 +64,7 @@ static int xs_load_targets(struct xs_model *m, const struct xs_target *all,
 
 		if (!(t->flags & XS_TARGET_F_ACTIVE))
 			continue;
-		memset(&s, 0, sizeof(s));
+		memset(&s, 0, offsetof(struct xs_target_spec, place.slots));
 		s.t.kind = t->kind;
 		s.t.cpu = t->cpu;
 		s.t.ifindex = t->ifindex;
@@ -108,7 +109,7 @@ static int xs_load_service(const struct xs_handle *h, struct xs_model *m,
 
 		if (t->kind != XS_TARGET_BACKEND || t->service != e->svc.id)
 			continue;
-		memset(&b, 0, sizeof(b));
+		memset(&b, 0, offsetof(struct xs_backend_spec, place.slots));
 		b.service = e->key;
 		b.t.kind = XS_TARGET_BACKEND;
 		b.t.family = t->family;

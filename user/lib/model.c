@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* The model's objects and their edits (model.h); the keys that set them are in spec.c. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,19 @@ void xs_model_free(struct xs_model *m)
 	xs_index_free(&m->svc_by_key);
 	xs_index_free(&m->be_by_addr);
 	memset(m, 0, sizeof(*m));
+}
+
+_Static_assert(offsetof(struct xs_target_spec, place.slots) + sizeof(struct xs_place) -
+		       offsetof(struct xs_place, slots) == sizeof(struct xs_target_spec),
+	       "a target spec ends with its slots");
+_Static_assert(offsetof(struct xs_backend_spec, place.slots) + sizeof(struct xs_place) -
+		       offsetof(struct xs_place, slots) == sizeof(struct xs_backend_spec),
+	       "a backend spec ends with its slots");
+
+/* A spec whose last member is its place: the fixed part, then the slots in use only. */
+static void xs_copy_spec(void *dst, const void *src, size_t fixed, __u32 n_slots)
+{
+	memcpy(dst, src, fixed + n_slots * sizeof(__u32));
 }
 
 /* Room for one more of @n elements of @size in *@arr of capacity *@cap. */
@@ -200,7 +214,8 @@ int xs_model_target_add(struct xs_model *m, const struct xs_target_spec *s, int 
 	if (xs_grow((void **)&m->tgt, &m->cap_tgt, m->n_tgt, sizeof(*m->tgt)) ||
 	    xs_claim(m, &s->place, where))
 		return -EINVAL;
-	m->tgt[m->n_tgt].s = *s;
+	xs_copy_spec(&m->tgt[m->n_tgt].s, s, offsetof(struct xs_target_spec, place.slots),
+		     s->place.n_slots);
 	m->tgt[m->n_tgt].source = m->source;
 	m->tgt[m->n_tgt++].line = line;
 	return 0;
@@ -369,7 +384,8 @@ int xs_model_backend_add(struct xs_model *m, const struct xs_backend_spec *s, in
 	if (xs_grow((void **)&m->be, &m->cap_be, m->n_be, sizeof(*m->be)) ||
 	    xs_claim(m, &s->place, what))
 		return -EINVAL;
-	m->be[m->n_be].s = *s;
+	xs_copy_spec(&m->be[m->n_be].s, s, offsetof(struct xs_backend_spec, place.slots),
+		     s->place.n_slots);
 	/* Slots without a weight: the backend holds as many as it lists. */
 	if (!s->weight_set && s->place.n_slots)
 		m->be[m->n_be].s.t.weight = (__u16)s->place.n_slots;

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -232,7 +233,8 @@ int xs_target_spec_init(struct xs_target_spec *s, const char *kind, const char *
 	unsigned int k;
 	int ifindex;
 
-	memset(s, 0, sizeof(*s));
+	/* Not the slot array: n_slots says how much of it counts (it is 1 KiB). */
+	memset(s, 0, offsetof(struct xs_target_spec, place.slots));
 	s->place.id = XS_NO_TARGET;
 	if (xs_name_parse(xs_queue_kind_names, kind, "target", &k))
 		return -EINVAL;
@@ -326,7 +328,8 @@ int xs_service_spec_set(struct xs_service_spec *s, const char *key, const char *
 
 int xs_backend_spec_init(struct xs_backend_spec *s, const char *service, const char *addr)
 {
-	memset(s, 0, sizeof(*s));
+	/* Not the slot array: n_slots says how much of it counts (it is 1 KiB). */
+	memset(s, 0, offsetof(struct xs_backend_spec, place.slots));
 	if (xs_parse_service(service, &s->service) || xs_parse_backend(addr, &s->t))
 		return -EINVAL;
 	s->t.weight = XS_DEFAULT_WEIGHT;
