@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * The keys of each object (model.h): one table per object serves the
+ * The keys of each object (spec.h): one table per object serves the
  * command's options, the file's keys and the help of both, and one setter
  * per object parses every key. A value a command refuses, a file refuses
  * with the same words.
@@ -15,7 +15,7 @@
 #include <sys/random.h>
 #include <arpa/inet.h>
 #include "log.h"
-#include "model.h"
+#include "spec.h"
 #include "names.h"
 #include "parse.h"
 #include "service.h"
