@@ -42,7 +42,8 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-PKGS := libbpf libxdp
+# json-c writes every --json document (escaped, built whole, printed once).
+PKGS := libbpf libxdp json-c
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
