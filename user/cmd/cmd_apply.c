@@ -256,22 +256,17 @@ int xs_cmd_apply(const struct xs_args *a)
 	char *text = NULL;
 	int err;
 
-	/* -f FILE: the CLI table knows long options only, so take it positionally. */
-	if (a->npos == 3 && !strcmp(a->pos[1], "-f") && !file)
-		file = a->pos[2];
-	else if (a->npos != 1)
-		file = NULL;
 	if (!file) {
 		pr_warn("apply: name the configuration with -f FILE (or --file FILE)\n");
-		return -EINVAL;
+		return -XS_EUSAGE;
 	}
 	if (dry_run && watch) {
 		pr_warn("apply: --dry-run and --watch do not go together\n");
-		return -EINVAL;
+		return -XS_EUSAGE;
 	}
 	if (json && watch) {
 		pr_warn("apply: --json prints one document, and --watch runs on: choose one\n");
-		return -EINVAL;
+		return -XS_EUSAGE;
 	}
 	err = xs_open(a->pos[0], &h);
 	if (err)

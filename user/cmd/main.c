@@ -65,7 +65,7 @@ static const struct xs_opt decap_attach_opts[] = {
 	{ 0 },
 };
 static const struct xs_opt apply_opts[] = {
-	{ "file", "FILE", "the configuration (also -f FILE)" },
+	{ "file", "FILE", "the configuration" },
 	{ "dry-run", NULL, "print the plan only" },
 	{ "watch", NULL, "keep running; re-apply when the file changes" },
 	JSON_OPTS,
@@ -123,7 +123,7 @@ const struct xs_cmd xs_commands[] = {
 	EDIT("backend weight", BACKEND " W", "set a backend's weight: W slots, 1-256", 4, 4, NULL,
 	     xs_edit_backend_weight),
 	CMD("apply", "IFACE -f FILE", "make IFACE's state equal to FILE; prints the plan first", 1,
-	    3, apply_opts, NULL, xs_cmd_apply),
+	    1, apply_opts, NULL, xs_cmd_apply),
 	CMD("show", "IFACE", "IFACE's running state, in the format apply reads", 1, 1, json_opts,
 	    NULL, xs_cmd_show),
 	CMD("decap attach", "IFACE", "backend side: strip xdpsteer's tunnel headers on IFACE", 1,
@@ -136,6 +136,8 @@ const struct xs_cmd xs_commands[] = {
 	    sim_resize_opts, NULL, xs_cmd_sim_resize),
 	CMD("sim isolation", "", "noisy neighbours: modulo, jump and shuffle sharding by hand size",
 	    0, 0, sim_isolation_opts, NULL, xs_cmd_sim_isolation),
+	CMD("help", "[OBJECT [COMMAND]]", "the usage of every command, an object or a command", 0,
+	    2, NULL, NULL, xs_cmd_help),
 	{ 0 },
 };
 
