@@ -94,7 +94,8 @@ BENCH_HELPERS := tests/bench/map_count.c
 BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(filter-out %.bpf.c $(BENCH_HELPERS),$(wildcard tests/bench/*.c)))
 BENCH_BPF := $(patsubst tests/bench/%.bpf.c,$(BUILD)/bench/%.bpf.o,$(wildcard tests/bench/*.bpf.c))
 
-.PHONY: all deps test unit prog-test ns-test bench demo check clean format fuzz fuzz-corpus
+.PHONY: all deps test unit prog-test ns-test bench demo check clean format fuzz fuzz-corpus \
+	FORCE
 .DELETE_ON_ERROR:
 # Kept: the fuzzer and checks build from them after the CLI is linked.
 .SECONDARY: $(BPF_OBJS) $(SKEL)
@@ -126,6 +127,24 @@ $(BUILD)/libxdpsteer.a: $(LIB_OBJ)
 $(BUILD)/libxssim.a: $(SIM_OBJ)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+# What `xdpsteer version` prints: git describe of this tree (a release tarball
+# has no .git: the VERSION file), the libxdp it was built against (libxdp 1.3
+# has no run-time version call), and the SHA-256 of each BPF object, the very
+# bytes its skeleton embeds. Regenerated on every make, rewritten only when it
+# changes, so only the version command recompiles.
+XS_VERSION := $(or $(shell [ -e .git ] && git describe --always --dirty 2>/dev/null),$(shell cat VERSION 2>/dev/null),unknown)
+
+$(BUILD)/xs_version.h: FORCE $(BPF_OBJS) | $(BUILD)
+	$(Q){ printf '#define XS_VERSION "%s"\n' '$(XS_VERSION)'; \
+	  printf '#define XS_LIBXDP_VERSION "%s"\n' "$$(pkg-config --modversion libxdp 2>/dev/null || echo unknown)"; \
+	  printf '#define XS_BPF_OBJECTS'; \
+	  for o in $(BPF_OBJS); do \
+	    printf ' { "%s", "%s" },' "$${o##*/}" "$$(sha256sum < $$o | cut -d' ' -f1)"; \
+	  done; echo; } > $@.tmp
+	$(Q)cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+$(BUILD)/user/cmd/cmd_version.o: $(BUILD)/xs_version.h
 
 $(CLI): $(CMD_OBJ) $(LIBS)
 	$(call msg,LINK,$@)

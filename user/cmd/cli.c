@@ -364,7 +364,7 @@ static void xs_top_synopsis(FILE *f)
 	int i, n = xs_objects(obj, XS_MAX_CMDS), col;
 
 	fprintf(f, "usage: xdpsteer [-v|-vv] OBJECT { COMMAND | help } [ARGS] [OPTIONS]\n"
-		   "       xdpsteer { -h | --help }\n");
+		   "       xdpsteer { -h | --help | -V | --version }\n");
 	col = fprintf(f, "where  OBJECT := {");
 	for (i = 0; i < n; i++) {
 		int len = (int)xs_first_len(obj[i]->words);
@@ -434,7 +434,7 @@ static bool xs_takes_value(const char *name, size_t len)
 struct xs_scan {
 	int nwords;
 	int word[XS_MAX_POS + 2]; /* argv indexes of the first non-option words */
-	bool help;
+	bool help, version;
 	int verbose;
 };
 
@@ -452,6 +452,8 @@ static void xs_prescan(int argc, char **argv, struct xs_scan *s)
 		} else if (opts && xs_is_opt(w)) {
 			if (!strcmp(w, "-h") || !strcmp(w, "--help"))
 				s->help = true;
+			else if (!strcmp(w, "-V") || !strcmp(w, "--version"))
+				s->version = true;
 			else if (!strcmp(w, "-v") && s->verbose < 1)
 				s->verbose = 1;
 			else if (!strcmp(w, "-vv"))
@@ -502,6 +504,8 @@ static int xs_parse_args(const struct xs_cmd *cmd, int argc, char **argv, const 
 		if (!strcmp(s, "-v") || !strcmp(s, "-vv") || !strcmp(s, "-h") ||
 		    !strcmp(s, "--help"))
 			continue; /* taken by the first pass */
+		if ((!strcmp(s, "-V") || !strcmp(s, "--version")) && cmd->run == xs_cmd_version)
+			continue; /* xdpsteer --version [--json] */
 		if (s[1] != '-') {
 			/* -j, -p, -f FILE, -fFILE */
 			name = xs_short_name(s[1]);
@@ -630,6 +634,9 @@ int xs_cli_main(int argc, char **argv)
 			xs_help_all(stdout);
 			return XS_EXIT_OK;
 		}
+		for (cmd = xs_commands; s.version && cmd->words; cmd++)
+			if (cmd->run == xs_cmd_version)
+				goto run; /* xdpsteer --version: the version command */
 		pr_warn("name a command\n");
 		return xs_usage_error(NULL, NULL);
 	}
@@ -647,6 +654,7 @@ int xs_cli_main(int argc, char **argv)
 		xs_help_cmd(cmd, stdout);
 		return XS_EXIT_OK;
 	}
+run:
 	if (xs_parse_args(cmd, argc, argv, s.word, used, &a))
 		return xs_usage_error(NULL, cmd);
 	if (cmd->run == xs_cmd_help)

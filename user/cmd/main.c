@@ -136,6 +136,8 @@ const struct xs_cmd xs_commands[] = {
 	    sim_resize_opts, NULL, xs_cmd_sim_resize),
 	CMD("sim isolation", "", "noisy neighbours: modulo, jump and shuffle sharding by hand size",
 	    0, 0, sim_isolation_opts, NULL, xs_cmd_sim_isolation),
+	CMD("version", "", "xdpsteer's version, its libraries', and its BPF objects' SHA-256", 0, 0,
+	    json_opts, NULL, xs_cmd_version),
 	CMD("help", "[OBJECT [COMMAND]]", "the usage of every command, an object or a command", 0,
 	    2, NULL, NULL, xs_cmd_help),
 	{ 0 },
