@@ -140,6 +140,8 @@ const struct xs_cmd xs_commands[] = {
 	    json_opts, NULL, xs_cmd_version),
 	CMD("help", "[OBJECT [COMMAND]]", "the usage of every command, an object or a command", 0,
 	    2, NULL, NULL, xs_cmd_help),
+	CMD("completion", "[bash]", "print the bash completion script, made from this table", 0, 1,
+	    NULL, NULL, xs_cmd_completion),
 	{ 0 },
 };
 
