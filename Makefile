@@ -10,6 +10,11 @@
 #                   (tests/run.sh --list shows the names; see tests/README.md)
 #   make bench      benchmarks, each as a ratio to a baseline timed in the same run
 #   make demo       veth/netns testbed: attach, send flows, show the spread, change targets
+#   make install    install the CLI, man pages, bash completion, systemd unit and
+#                   docs under PREFIX (default /usr/local), into DESTDIR if set;
+#                   needs scdoc for the man pages, never installs a package
+#   make uninstall  remove what make install installed (configurations stay)
+#   make man        build the man pages (build/man/) from man/*.scd with scdoc
 #   make deps       install the Debian packages the project needs
 #   make fuzz       differential fuzzing of the packet path (FUZZ_SECONDS=N, default: until ^C)
 #   make check      static analysis, valgrind on the CLI, BPF load with clang 19
@@ -95,7 +100,7 @@ BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(filter-out %.bpf.c $(BE
 BENCH_BPF := $(patsubst tests/bench/%.bpf.c,$(BUILD)/bench/%.bpf.o,$(wildcard tests/bench/*.bpf.c))
 
 .PHONY: all deps test unit prog-test ns-test bench demo check clean format fuzz fuzz-corpus \
-	FORCE
+	install uninstall man completion FORCE
 .DELETE_ON_ERROR:
 # Kept: the fuzzer and checks build from them after the CLI is linked.
 .SECONDARY: $(BPF_OBJS) $(SKEL)
@@ -264,6 +269,72 @@ bench: deps
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)tests/demo.sh
+
+# ---- install ---------------------------------------------------------------
+# make install [PREFIX=/usr/local] [DESTDIR=/tmp/stage]: the CLI, its man pages,
+# the bash completion it prints of itself, the agent's systemd unit and the
+# docs. A plain `make` and `make install` never install packages (only the
+# targets that run tests/deps.sh do); a missing scdoc is reported, not fetched.
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/xdpsteer
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# systemd reads units from /usr/local/lib/systemd/system as well as /usr/lib/...
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+# The agent's configurations: /etc/xdpsteer/IFACE.conf, whatever PREFIX is.
+SYSCONFDIR ?= /etc
+INSTALL ?= install
+SCDOC ?= scdoc
+
+MAN_PAGES := $(patsubst man/%.scd,$(BUILD)/man/%,$(wildcard man/*.scd))
+COMPLETION := $(BUILD)/xdpsteer.bash
+UNIT := $(BUILD)/xdpsteer-agent@.service
+# README.md links docs/*.md: the same layout under DOCDIR keeps the links.
+DOCS := $(wildcard docs/*.md docs/*.svg)
+
+$(BUILD)/man:
+	$(Q)mkdir -p $@
+
+$(BUILD)/man/%: man/%.scd | $(BUILD)/man
+	$(call msg,SCDOC,$@)
+	$(Q)command -v $(SCDOC) >/dev/null || \
+		{ echo "$(SCDOC) is needed for the man pages: apt-get install scdoc (or make deps)" >&2; exit 1; }
+	$(Q)$(SCDOC) < $< > $@
+
+man: $(MAN_PAGES)
+
+$(COMPLETION): $(CLI)
+	$(call msg,GEN,$@)
+	$(Q)$(CLI) completion bash > $@
+
+completion: $(COMPLETION)
+
+# Rebuilt every time: SBINDIR and SYSCONFDIR are make variables, not files.
+$(UNIT): dist/xdpsteer-agent@.service FORCE | $(BUILD)
+	$(Q)sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $< > $@
+
+install: $(CLI) $(MAN_PAGES) $(COMPLETION) $(UNIT)
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)$(INSTALL) -D -m 0755 $(CLI) $(DESTDIR)$(SBINDIR)/xdpsteer
+	$(Q)for m in $(MAN_PAGES); do \
+		s=$${m##*.}; $(INSTALL) -D -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/$${m##*/}; \
+	done
+	$(Q)$(INSTALL) -D -m 0644 $(COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/xdpsteer
+	$(Q)$(INSTALL) -D -m 0644 $(UNIT) $(DESTDIR)$(UNITDIR)/xdpsteer-agent@.service
+	$(Q)$(INSTALL) -D -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	$(Q)$(INSTALL) -d -m 0755 $(DESTDIR)$(DOCDIR)/docs
+	$(Q)$(INSTALL) -m 0644 $(DOCS) $(DESTDIR)$(DOCDIR)/docs/
+	$(Q)$(INSTALL) -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/xdpsteer
+
+uninstall:
+	$(call msg,UNINSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)rm -f $(DESTDIR)$(SBINDIR)/xdpsteer $(DESTDIR)$(BASHCOMPDIR)/xdpsteer \
+		$(DESTDIR)$(UNITDIR)/xdpsteer-agent@.service \
+		$(foreach m,$(MAN_PAGES),$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
+		$(DESTDIR)$(DOCDIR)/README.md $(addprefix $(DESTDIR)$(DOCDIR)/,$(DOCS))
+	$(Q)-rmdir $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+	$(Q)-rmdir $(DESTDIR)$(SYSCONFDIR)/xdpsteer 2>/dev/null || true
 
 format:
 	clang-format -i include/*.h bpf/*.[ch] user/*/*.[ch] tests/*/*.[ch] tests/*.h
