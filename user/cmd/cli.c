@@ -342,7 +342,7 @@ static void xs_help_object(const struct xs_cmd *obj, FILE *f)
 	int len = (int)xs_first_len(obj->words);
 	const char *last;
 
-	if (!xs_cmd_has_sub(obj)) {
+	if (!xs_cmd_has_sub(obj) || n < 1) {
 		xs_help_cmd(obj, f);
 		return;
 	}

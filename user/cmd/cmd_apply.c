@@ -25,18 +25,10 @@
 /* The model as a document: what `show` prints, with the file's keys as JSON keys. */
 static xs_json *xs_model_json(const struct xs_model *m, const char *ifname)
 {
-	xs_json *doc = xj_obj(), *set = xj_obj(), *tgts = xj_arr(), *svcs = xj_arr(), **bes;
+	xs_json *doc = xj_obj(), *set = xj_obj(), *tgts = xj_arr(), *svcs = xj_arr();
 	char buf[80], src4[INET_ADDRSTRLEN], src6[INET6_ADDRSTRLEN];
 	__u32 i;
 
-	bes = calloc(m->n_svc + 1, sizeof(*bes));
-	if (!bes) {
-		xs_json_drop(doc);
-		xs_json_drop(set);
-		xs_json_drop(tgts);
-		xs_json_drop(svcs);
-		return NULL;
-	}
 	xj_str(doc, "ifname", ifname);
 	snprintf(buf, sizeof(buf), "%016llx%016llx", (unsigned long long)m->set.seed[0],
 		 (unsigned long long)m->set.seed[1]);
@@ -78,24 +70,20 @@ static xs_json *xs_model_json(const struct xs_model *m, const char *ifname)
 		xj_str(o, "tunnel_src", buf);
 		snprintf(buf, sizeof(buf), "%s/%u", src6, 128 - s->svc.src6_bits);
 		xj_str(o, "tunnel_src6", buf);
-		bes[i] = xj_arr();
-		xj_add(o, "backends", json_object_get(bes[i]));
+		xj_add(o, "backends", xj_arr());
 		xj_push(svcs, o);
 	}
-	/* Each service's backends, in model order. */
+	/* Each service's backends, in model order: m->svc[k] is svcs[k]. */
 	for (i = 0; i < m->n_be; i++) {
 		const struct xs_backend_spec *b = &m->be[i].s;
-		xs_json *o = xj_obj();
+		xs_json *o = xj_obj(), *svc = json_object_array_get_idx(svcs, m->be[i].service);
 
 		xs_format_addr(b->t.addr, buf, sizeof(buf));
 		xj_str(o, "backend", buf);
 		xj_u64(o, "weight", b->t.weight);
 		xj_bool(o, "drain", b->drain);
-		xj_push(bes[m->be[i].service], o);
+		xj_push(json_object_object_get(svc, "backends"), o);
 	}
-	for (i = 0; i < m->n_svc; i++)
-		xs_json_drop(bes[i]);
-	free(bes);
 	xj_add(doc, "services", svcs);
 	return doc;
 }

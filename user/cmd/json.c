@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-#define _GNU_SOURCE
 /* --json: documents built with json-c and printed once (json.h). */
 #include <errno.h>
 #include <stdio.h>
@@ -125,8 +124,13 @@ static void xs_plan_move(xs_json *moves, const char *line)
 	pool = strndup(line, (size_t)(colon - line));
 	xj_str(m, "pool", pool);
 	free(pool);
-	if (*colon && strncmp(colon + 2, "all flows", 9))
-		sscanf(colon + 2, "%lf%% of new flows change target (%lu sampled)", &pct, &sampled);
+	if (*colon && strncmp(colon + 2, "all flows", 9)) {
+		char *end;
+
+		pct = strtod(colon + 2, &end);
+		end = strstr(end, " (");
+		sampled = end ? strtoul(end + 2, NULL, 10) : 0;
+	}
 	xj_dbl(m, "share", pct / 100, "%.4f");
 	if (sampled)
 		xj_u64(m, "sampled", sampled);
@@ -144,13 +148,15 @@ xs_json *xs_plan_json(const char *text, const char *ifname, const char *file, bo
 {
 	xs_json *doc = xj_obj(), *changes = xj_arr(), *moves = xj_arr(), *notes = xj_arr();
 	const char *p = text ? text : "", *nl;
-	unsigned int applied = 0;
+	unsigned long applied = 0;
 	char line[1024];
 
 	for (; *p; p = *nl ? nl + 1 : nl) {
 		size_t n;
 
-		nl = strchrnul(p, '\n');
+		nl = strchr(p, '\n');
+		if (!nl)
+			nl = p + strlen(p);
 		n = (size_t)(nl - p) < sizeof(line) - 1 ? (size_t)(nl - p) : sizeof(line) - 1;
 		memcpy(line, p, n);
 		line[n] = 0;
@@ -162,8 +168,8 @@ xs_json *xs_plan_json(const char *text, const char *ifname, const char *file, bo
 			xs_plan_change(changes, line + 2);
 		else if (!strncmp(line, "  moves ", 8))
 			xs_plan_move(moves, line + 8);
-		else if (sscanf(line, "applied %u change", &applied) == 1)
-			;
+		else if (!strncmp(line, "applied ", 8))
+			applied = strtoul(line + 8, NULL, 10);
 		else
 			xj_push(notes, json_object_new_string(line));
 	}

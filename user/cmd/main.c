@@ -73,12 +73,12 @@ static const struct xs_opt apply_opts[] = {
 };
 
 #define CMD(w, syn, h, lo, hi, o, k, fn)                                                          \
-	{ .words = w, .synopsis = syn, .help = h, .min_pos = lo, .max_pos = hi, .opts = o,        \
-	  .keys = k, .run = fn }
+	{ .words = (w), .synopsis = (syn), .help = (h), .min_pos = (lo), .max_pos = (hi),         \
+	  .opts = (o), .keys = (k), .run = (fn) }
 /* A command that changes state: one edit of the model, committed (edit.c); --json: its plan. */
 #define EDIT(w, syn, h, lo, hi, k, fn)                                                            \
-	{ .words = w, .synopsis = syn, .help = h, .min_pos = lo, .max_pos = hi, .opts = json_opts, \
-	  .keys = k, .edit = fn }
+	{ .words = (w), .synopsis = (syn), .help = (h), .min_pos = (lo), .max_pos = (hi),         \
+	  .opts = json_opts, .keys = (k), .edit = (fn) }
 
 #define TARGET "IFACE cpu N | dev IFNAME"
 #define TARGET_OR_ID TARGET " | id N"
