@@ -10,6 +10,11 @@
 #                   (tests/run.sh --list shows the names; see tests/README.md)
 #   make bench      benchmarks, each as a ratio to a baseline timed in the same run
 #   make demo       veth/netns testbed: attach, send flows, show the spread, change targets
+#   make install    install the CLI, man pages, bash completion, systemd unit and
+#                   docs under PREFIX (default /usr/local), into DESTDIR if set;
+#                   needs scdoc for the man pages, never installs a package
+#   make uninstall  remove what make install installed (configurations stay)
+#   make man        build the man pages (build/man/) from man/*.scd with scdoc
 #   make deps       install the Debian packages the project needs
 #   make fuzz       differential fuzzing of the packet path (FUZZ_SECONDS=N, default: until ^C)
 #   make check      static analysis, valgrind on the CLI, BPF load with clang 19
@@ -42,7 +47,8 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-PKGS := libbpf libxdp
+# json-c writes every --json document (escaped, built whole, printed once).
+PKGS := libbpf libxdp json-c
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -93,7 +99,8 @@ BENCH_HELPERS := tests/bench/map_count.c
 BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(filter-out %.bpf.c $(BENCH_HELPERS),$(wildcard tests/bench/*.c)))
 BENCH_BPF := $(patsubst tests/bench/%.bpf.c,$(BUILD)/bench/%.bpf.o,$(wildcard tests/bench/*.bpf.c))
 
-.PHONY: all deps test unit prog-test ns-test bench demo check clean format fuzz fuzz-corpus
+.PHONY: all deps test unit prog-test ns-test bench demo check clean format fuzz fuzz-corpus \
+	install uninstall man completion FORCE
 .DELETE_ON_ERROR:
 # Kept: the fuzzer and checks build from them after the CLI is linked.
 .SECONDARY: $(BPF_OBJS) $(SKEL)
@@ -125,6 +132,24 @@ $(BUILD)/libxdpsteer.a: $(LIB_OBJ)
 $(BUILD)/libxssim.a: $(SIM_OBJ)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+# What `xdpsteer version` prints: git describe of this tree (a release tarball
+# has no .git: the VERSION file), the libxdp it was built against (libxdp 1.3
+# has no run-time version call), and the SHA-256 of each BPF object, the very
+# bytes its skeleton embeds. Regenerated on every make, rewritten only when it
+# changes, so only the version command recompiles.
+XS_VERSION := $(or $(shell [ -e .git ] && git describe --always --dirty 2>/dev/null),$(shell cat VERSION 2>/dev/null),unknown)
+
+$(BUILD)/xs_version.h: FORCE $(BPF_OBJS) | $(BUILD)
+	$(Q){ printf '#define XS_VERSION "%s"\n' '$(XS_VERSION)'; \
+	  printf '#define XS_LIBXDP_VERSION "%s"\n' "$$(pkg-config --modversion libxdp 2>/dev/null || echo unknown)"; \
+	  printf '#define XS_BPF_OBJECTS'; \
+	  for o in $(BPF_OBJS); do \
+	    printf ' { "%s", "%s" },' "$${o##*/}" "$$(sha256sum < $$o | cut -d' ' -f1)"; \
+	  done; echo; } > $@.tmp
+	$(Q)cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+$(BUILD)/user/cmd/cmd_version.o: $(BUILD)/xs_version.h
 
 $(CLI): $(CMD_OBJ) $(LIBS)
 	$(call msg,LINK,$@)
@@ -244,6 +269,72 @@ bench: deps
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)tests/demo.sh
+
+# ---- install ---------------------------------------------------------------
+# make install [PREFIX=/usr/local] [DESTDIR=/tmp/stage]: the CLI, its man pages,
+# the bash completion it prints of itself, the agent's systemd unit and the
+# docs. A plain `make` and `make install` never install packages (only the
+# targets that run tests/deps.sh do); a missing scdoc is reported, not fetched.
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/xdpsteer
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# systemd reads units from /usr/local/lib/systemd/system as well as /usr/lib/...
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+# The agent's configurations: /etc/xdpsteer/IFACE.conf, whatever PREFIX is.
+SYSCONFDIR ?= /etc
+INSTALL ?= install
+SCDOC ?= scdoc
+
+MAN_PAGES := $(patsubst man/%.scd,$(BUILD)/man/%,$(wildcard man/*.scd))
+COMPLETION := $(BUILD)/xdpsteer.bash
+UNIT := $(BUILD)/xdpsteer-agent@.service
+# README.md links docs/*.md: the same layout under DOCDIR keeps the links.
+DOCS := $(wildcard docs/*.md docs/*.svg)
+
+$(BUILD)/man:
+	$(Q)mkdir -p $@
+
+$(BUILD)/man/%: man/%.scd | $(BUILD)/man
+	$(call msg,SCDOC,$@)
+	$(Q)command -v $(SCDOC) >/dev/null || \
+		{ echo "$(SCDOC) is needed for the man pages: apt-get install scdoc (or make deps)" >&2; exit 1; }
+	$(Q)$(SCDOC) < $< > $@
+
+man: $(MAN_PAGES)
+
+$(COMPLETION): $(CLI)
+	$(call msg,GEN,$@)
+	$(Q)$(CLI) completion bash > $@
+
+completion: $(COMPLETION)
+
+# Rebuilt every time: SBINDIR and SYSCONFDIR are make variables, not files.
+$(UNIT): dist/xdpsteer-agent@.service FORCE | $(BUILD)
+	$(Q)sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $< > $@
+
+install: $(CLI) $(MAN_PAGES) $(COMPLETION) $(UNIT)
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)$(INSTALL) -D -m 0755 $(CLI) $(DESTDIR)$(SBINDIR)/xdpsteer
+	$(Q)for m in $(MAN_PAGES); do \
+		s=$${m##*.}; $(INSTALL) -D -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/$${m##*/}; \
+	done
+	$(Q)$(INSTALL) -D -m 0644 $(COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/xdpsteer
+	$(Q)$(INSTALL) -D -m 0644 $(UNIT) $(DESTDIR)$(UNITDIR)/xdpsteer-agent@.service
+	$(Q)$(INSTALL) -D -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	$(Q)$(INSTALL) -d -m 0755 $(DESTDIR)$(DOCDIR)/docs
+	$(Q)$(INSTALL) -m 0644 $(DOCS) $(DESTDIR)$(DOCDIR)/docs/
+	$(Q)$(INSTALL) -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/xdpsteer
+
+uninstall:
+	$(call msg,UNINSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)rm -f $(DESTDIR)$(SBINDIR)/xdpsteer $(DESTDIR)$(BASHCOMPDIR)/xdpsteer \
+		$(DESTDIR)$(UNITDIR)/xdpsteer-agent@.service \
+		$(foreach m,$(MAN_PAGES),$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
+		$(DESTDIR)$(DOCDIR)/README.md $(addprefix $(DESTDIR)$(DOCDIR)/,$(DOCS))
+	$(Q)-rmdir $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+	$(Q)-rmdir $(DESTDIR)$(SYSCONFDIR)/xdpsteer 2>/dev/null || true
 
 format:
 	clang-format -i include/*.h bpf/*.[ch] user/*/*.[ch] tests/*/*.[ch] tests/*.h

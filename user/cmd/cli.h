@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * The command line is a table: each command declares its words, positional
- * arguments and options once, and parsing and help are generated from it.
+ * arguments and options once, and parsing, help and shell completion are
+ * generated from it.
  */
 #ifndef XS_CLI_H
 #define XS_CLI_H
@@ -14,6 +15,13 @@
 
 #define XS_MAX_POS 8
 #define XS_MAX_OPTS 24
+
+/* Exit status: done; refused or failed (nothing changed); a usage error. */
+#define XS_EXIT_OK 0
+#define XS_EXIT_FAIL 1
+#define XS_EXIT_USAGE 2
+/* A command's run() returns -XS_EUSAGE for a usage error (exit 2), printed. */
+#define XS_EUSAGE 4096
 
 /* An option: --name [arg]. The same struct as the model's keys, which commands take as options. */
 #define xs_opt xs_key
@@ -51,5 +59,14 @@ int xs_args_keys(const struct xs_args *a, xs_key_setter set, void *spec);
 int xs_cli_main(int argc, char **argv);
 void xs_usage_cmd(const struct xs_cmd *cmd, FILE *f);
 
+/* A command's options: its own, then the keys of the object it edits. */
+int xs_cmd_nopts(const struct xs_cmd *cmd);
+const struct xs_opt *xs_cmd_opt(const struct xs_cmd *cmd, int i);
+/* The one-letter form of option @name ('j' for json), or 0. */
+char xs_opt_short(const char *name);
+/* Does a command's word list start a new object ("target" of "target add")? */
+bool xs_cmd_first_of_object(const struct xs_cmd *cmd);
+/* Does the object of @cmd have commands of its own ("target add", ...)? */
+bool xs_cmd_has_sub(const struct xs_cmd *cmd);
 
 #endif /* XS_CLI_H */

@@ -10,11 +10,102 @@
 #include <unistd.h>
 #include <sys/inotify.h>
 #include <sys/signalfd.h>
+#include <arpa/inet.h>
 #include "config.h"
 #include "commands.h"
+#include "endpoint.h"
+#include "json.h"
 #include "log.h"
+#include "names.h"
+#include "parse.h"
+#include "service.h"
 
 #define XS_WATCH_DEBOUNCE_MS 100
+
+/* An object's place, as show prints it: "id" (when named) and "slots". */
+static void xs_place_json(xs_json *o, const struct xs_place *p)
+{
+	xs_json *slots = xj_arr();
+	__u32 i;
+
+	if (p->id != XS_NO_TARGET)
+		xj_u64(o, "id", p->id);
+	for (i = 0; i < p->n_slots; i++)
+		xj_push(slots, json_object_new_int64(p->slots[i]));
+	xj_add(o, "slots", slots);
+}
+
+/* The model as a document: what `show` prints, with the file's keys as JSON keys. */
+static xs_json *xs_model_json(const struct xs_model *m, const char *ifname, bool secrets)
+{
+	xs_json *doc = xj_obj(), *set = xj_obj(), *tgts = xj_arr(), *svcs = xj_arr();
+	char buf[80], src4[INET_ADDRSTRLEN], src6[INET6_ADDRSTRLEN];
+	__u32 i;
+
+	xj_str(doc, "ifname", ifname);
+	/* The seed is a secret: only when asked for. */
+	snprintf(buf, sizeof(buf), "%016llx%016llx", (unsigned long long)m->set.seed[0],
+		 (unsigned long long)m->set.seed[1]);
+	if (secrets)
+		xj_str(set, "seed", buf);
+	xj_str(set, "algo", xs_name_of(xs_algo_names, m->set.algo));
+	xj_u64(set, "hand_size", m->set.hand_size);
+	xs_format_fields(m->set.flow_fields, buf, sizeof(buf));
+	xj_str(set, "hash_fields", buf);
+	xs_format_fields(m->set.hand_fields, buf, sizeof(buf));
+	xj_str(set, "hand_fields", buf);
+	xj_u64(set, "slot_count", m->set.slot_count);
+	xj_add(doc, "settings", set);
+	for (i = 0; i < m->n_tgt; i++) {
+		const struct xs_target_spec *t = &m->tgt[i].s;
+		xs_json *o = xj_obj();
+
+		if (t->t.kind == XS_TARGET_CPU) {
+			xj_u64(o, "cpu", t->t.cpu);
+			xj_u64(o, "qsize", t->t.qsize);
+		} else {
+			xj_str(o, "dev", t->ifname[0] ? t->ifname : NULL); /* null: gone */
+			xj_u64(o, "ifindex", t->t.ifindex);
+		}
+		xj_bool(o, "drain", t->drain);
+		xs_place_json(o, &t->place);
+		xj_push(tgts, o);
+	}
+	xj_add(doc, "targets", tgts);
+	for (i = 0; i < m->n_svc; i++) {
+		const struct xs_service_spec *s = &m->svc[i].s;
+		xs_json *o = xj_obj();
+
+		xs_format_service(&s->key, buf, sizeof(buf));
+		xj_str(o, "service", buf);
+		xj_str(o, "algo", xs_name_of(xs_algo_names, s->algo));
+		xj_u64(o, "hand_size", s->hand_size);
+		xj_str(o, "encap", xs_name_of(xs_encap_names, s->svc.encap));
+		inet_ntop(AF_INET, &s->svc.src4, src4, sizeof(src4));
+		inet_ntop(AF_INET6, s->svc.src6, src6, sizeof(src6));
+		snprintf(buf, sizeof(buf), "%s/%u", src4, 32 - s->svc.src4_bits);
+		xj_str(o, "tunnel_src", buf);
+		snprintf(buf, sizeof(buf), "%s/%u", src6, 128 - s->svc.src6_bits);
+		xj_str(o, "tunnel_src6", buf);
+		xj_u64(o, "slot_count", s->slot_count);
+		xj_add(o, "backends", xj_arr());
+		xj_push(svcs, o);
+	}
+	/* Each service's backends, in model order: m->svc[k] is svcs[k]. */
+	for (i = 0; i < m->n_be; i++) {
+		const struct xs_backend_spec *b = &m->be[i].s;
+		xs_json *o = xj_obj(), *svc = json_object_array_get_idx(svcs, m->be[i].service);
+
+		xs_format_addr(b->t.addr, buf, sizeof(buf));
+		xj_str(o, "backend", buf);
+		xj_u64(o, "weight", b->t.weight);
+		xj_bool(o, "drain", b->drain);
+		xs_place_json(o, &b->place);
+		xj_push(json_object_object_get(svc, "backends"), o);
+	}
+	xj_add(doc, "services", svcs);
+	return doc;
+}
 
 int xs_cmd_show(const struct xs_args *a)
 {
@@ -27,8 +118,12 @@ int xs_cmd_show(const struct xs_args *a)
 		return err;
 	err = xs_model_load(&h, &m, true);
 	if (!err) {
-		printf("# xdpsteer show %s\n", h.ifname);
-		xs_config_print(&m, xs_flag(a, "secrets"), stdout);
+		if (xs_flag(a, "json")) {
+			err = xs_json_print(a, xs_model_json(&m, h.ifname, xs_flag(a, "secrets")));
+		} else {
+			printf("# xdpsteer show %s\n", h.ifname);
+			xs_config_print(&m, xs_flag(a, "secrets"), stdout);
+		}
 		xs_model_free(&m);
 	}
 	xs_close(&h);
@@ -146,32 +241,56 @@ out:
 	return err;
 }
 
+struct xs_apply_ctx {
+	const struct xs_handle *h;
+	const char *file;
+	bool dry_run;
+};
+
+static int xs_apply_ctx_run(void *ctx)
+{
+	struct xs_apply_ctx *c = ctx;
+
+	return xs_apply_once(c->h, c->file, c->dry_run);
+}
+
 int xs_cmd_apply(const struct xs_args *a)
 {
 	const char *file = xs_arg(a, "file");
 	bool dry_run = xs_flag(a, "dry-run"), watch = xs_flag(a, "watch");
+	bool json = xs_flag(a, "json");
 	struct xs_handle h;
+	char *text = NULL;
 	int err;
 
-	/* -f FILE: the CLI table knows long options only, so take it positionally. */
-	if (a->npos == 3 && !strcmp(a->pos[1], "-f") && !file)
-		file = a->pos[2];
-	else if (a->npos != 1)
-		file = NULL;
 	if (!file) {
 		pr_warn("apply: name the configuration with -f FILE (or --file FILE)\n");
-		return -EINVAL;
+		return -XS_EUSAGE;
 	}
 	if (dry_run && watch) {
 		pr_warn("apply: --dry-run and --watch do not go together\n");
-		return -EINVAL;
+		return -XS_EUSAGE;
+	}
+	if (json && watch) {
+		pr_warn("apply: --json prints one document, and --watch runs on: choose one\n");
+		return -XS_EUSAGE;
 	}
 	err = xs_open(a->pos[0], &h);
 	if (err)
 		return err;
-	err = xs_apply_once(&h, file, dry_run);
-	if (!err && watch)
-		err = xs_watch(&h, file);
+	if (json) {
+		struct xs_apply_ctx c = { .h = &h, .file = file, .dry_run = dry_run };
+
+		/* The plan, as a document, printed once the apply is done (or only planned). */
+		err = xs_capture_stdout(xs_apply_ctx_run, &c, &text);
+		if (!err)
+			err = xs_json_print(a, xs_plan_json(text, h.ifname, file, dry_run));
+		free(text);
+	} else {
+		err = xs_apply_once(&h, file, dry_run);
+		if (!err && watch)
+			err = xs_watch(&h, file);
+	}
 	xs_close(&h);
 	return err;
 }

@@ -14,6 +14,7 @@
 #include "attach.h"
 #include "cli.h"
 #include "commands.h"
+#include "json.h"
 #include "log.h"
 #include "names.h"
 #include "pool.h"
@@ -117,7 +118,8 @@ static double xs_ticks_s(__u32 ticks)
 	return (double)((__u64)ticks << XS_TICK_SHIFT) / 1e9;
 }
 
-static int xs_status_one(const char *ifname, bool json, bool first)
+/* One attachment: its text, or its object appended to @arr (--json). */
+static int xs_status_one(const char *ifname, xs_json *arr)
 {
 	struct bpf_prog_info pinfo = { 0 };
 	__u32 plen = sizeof(pinfo), flen;
@@ -162,20 +164,31 @@ static int xs_status_one(const char *ifname, bool json, bool first)
 		pr_warn("%s: cannot read xs_self: %s\n", h.ifname, strerror(-err));
 		goto out_pool;
 	}
-	if (json) {
-		printf("%s{\"ifname\": \"%s\", \"ifindex\": %d, \"prog_id\": %u, \"mode\": \"%s\", "
-		       "\"xlated_insns\": %u, \"verified_insns\": %u, \"algo\": \"%s\", "
-		       "\"hand_size\": %u, \"slots\": %u, \"digest\": \"%08x\", "
-		       "\"seed\": \"%016llx%016llx\", \"hash_fields\": \"%s\", "
-		       "\"hand_fields\": \"%s\", \"flow_table_size\": %u, "
-		       "\"tcp_timeout_s\": %.2f, \"fin_timeout_s\": %.2f, \"udp_timeout_s\": %.2f}",
-		       first ? "" : ", ", h.ifname, h.ifindex, pinfo.id, mode,
-		       pinfo.xlated_prog_len / 8, pinfo.verified_insns,
-		       xs_name_of(xs_algo_names, pool.hdr.algo), pool.hdr.hand_size,
-		       pool.hdr.n_buckets, pool.hdr.digest,
-		       (unsigned long long)pool.hdr.seed[0], (unsigned long long)pool.hdr.seed[1],
-		       fields, hfields, finfo.max_entries, xs_ticks_s(self.timeouts.tcp),
-		       xs_ticks_s(self.timeouts.fin), xs_ticks_s(self.timeouts.udp));
+	if (arr) {
+		char digest[16];
+		xs_json *o = xj_obj();
+
+		xj_str(o, "ifname", h.ifname);
+		xj_int(o, "ifindex", h.ifindex);
+		xj_u64(o, "prog_id", pinfo.id);
+		xj_str(o, "mode", mode);
+		xj_u64(o, "xlated_insns", pinfo.xlated_prog_len / 8);
+		xj_u64(o, "verified_insns", pinfo.verified_insns);
+		xj_str(o, "algo", xs_name_of(xs_algo_names, pool.hdr.algo));
+		xj_u64(o, "hand_size", pool.hdr.hand_size);
+		xj_u64(o, "slots", pool.hdr.n_buckets);
+		snprintf(digest, sizeof(digest), "%08x", pool.hdr.digest);
+		xj_str(o, "digest", digest);
+		/* The seed is a secret; its digest tells hosts with the same one. */
+		snprintf(digest, sizeof(digest), "%08x", xs_seed_digest(pool.hdr.seed));
+		xj_str(o, "seed_digest", digest);
+		xj_str(o, "hash_fields", fields);
+		xj_str(o, "hand_fields", hfields);
+		xj_u64(o, "flow_table_size", finfo.max_entries);
+		xj_dbl(o, "tcp_timeout_s", xs_ticks_s(self.timeouts.tcp), "%.2f");
+		xj_dbl(o, "fin_timeout_s", xs_ticks_s(self.timeouts.fin), "%.2f");
+		xj_dbl(o, "udp_timeout_s", xs_ticks_s(self.timeouts.udp), "%.2f");
+		xj_push(arr, o);
 	} else {
 		printf("%s: prog id %u (%s mode, %u insns, %u verified), algo %s", h.ifname,
 		       pinfo.id, mode, pinfo.xlated_prog_len / 8, pinfo.verified_insns,
@@ -183,9 +196,8 @@ static int xs_status_one(const char *ifname, bool json, bool first)
 		if (pool.hdr.algo == XS_ALGO_SHUFFLE)
 			printf(" (hand %u, hand fields %s)", pool.hdr.hand_size, hfields);
 		printf(", %u slots, digest %08x\n", pool.hdr.n_buckets, pool.hdr.digest);
-		printf("  hash fields %s, seed %016llx%016llx, flow table %u entries\n", fields,
-		       (unsigned long long)pool.hdr.seed[0], (unsigned long long)pool.hdr.seed[1],
-		       finfo.max_entries);
+		printf("  hash fields %s, seed digest %08x, flow table %u entries\n", fields,
+		       xs_seed_digest(pool.hdr.seed), finfo.max_entries);
 		printf("  idle timeouts: tcp %.2fs, after FIN/RST %.2fs, udp and other %.2fs\n",
 		       xs_ticks_s(self.timeouts.tcp), xs_ticks_s(self.timeouts.fin),
 		       xs_ticks_s(self.timeouts.udp));
@@ -199,46 +211,43 @@ out:
 
 int xs_cmd_status(const struct xs_args *a)
 {
-	bool json = xs_flag(a, "json");
+	xs_json *arr = xs_flag(a, "json") ? xj_arr() : NULL;
 	struct dirent *de;
 	int err = 0, n = 0, hidden = 0;
 	DIR *d;
 
 	if (a->npos == 1) {
-		if (json)
-			printf("[");
-		err = xs_status_one(a->pos[0], json, true);
-		if (json)
-			printf("]\n");
-		return err;
+		err = xs_status_one(a->pos[0], arr);
+		goto out;
 	}
 	err = xs_check_env();
 	if (err)
-		return err;
-	if (json)
-		printf("[");
+		goto out;
 	d = opendir(XS_PIN_ROOT);
 	while (d && (de = readdir(d))) {
 		if (de->d_name[0] == '.' || !xs_is_attached(de->d_name))
 			continue;
 		/* Pins are global, interfaces are per network namespace. */
 		if (!if_nametoindex(de->d_name)) {
-			if (!json)
+			if (!arr)
 				printf("%s: pinned, but no such interface in this network namespace "
 				       "(in another one, or deleted: xdpsteer detach %s cleans up)\n",
 				       de->d_name, de->d_name);
 			hidden++;
 			continue;
 		}
-		if (xs_status_one(de->d_name, json, n == 0))
+		if (xs_status_one(de->d_name, arr))
 			err = -EIO;
 		n++;
 	}
 	if (d)
 		closedir(d);
-	if (json)
-		printf("]\n");
-	else if (!n && !hidden)
+	if (!arr && !n && !hidden)
 		printf("xdpsteer is not attached to any interface\n");
+out:
+	/* JSON: the whole array, or nothing when any interface failed (said on stderr). */
+	if (arr && !err)
+		return xs_json_print(a, arr);
+	xs_json_drop(arr);
 	return err;
 }

@@ -18,6 +18,7 @@
 #include <xdp/libxdp.h>
 #include "cli.h"
 #include "commands.h"
+#include "json.h"
 #include "log.h"
 #include "handle.h"
 #include "pool.h"
@@ -204,6 +205,7 @@ int xs_cmd_decap_stats(const struct xs_args *a)
 {
 	char dir[PATH_MAX], path[PATH_MAX];
 	bool json = xs_flag(a, "json");
+	xs_json *doc = NULL, *ctrs = NULL;
 	int fd, nr_cpus, cpu, err = 0;
 	__u64 *v;
 	__u32 c;
@@ -226,26 +228,33 @@ int xs_cmd_decap_stats(const struct xs_args *a)
 		close(fd);
 		return -ENOMEM;
 	}
-	if (json)
-		printf("{\"ifname\": \"%s\", \"counters\": {", a->pos[0]);
+	if (json) {
+		doc = xj_obj();
+		ctrs = xj_obj();
+		xj_str(doc, "ifname", a->pos[0]);
+		xj_add(doc, "counters", ctrs);
+	}
 	for (c = 0; c < XS_D_MAX; c++) {
 		__u64 sum = 0;
 
 		if (bpf_map_lookup_elem(fd, &c, v)) {
 			err = -errno;
+			pr_warn("%s: cannot read the decap counters: %s\n", a->pos[0], strerror(errno));
 			break;
 		}
 		for (cpu = 0; cpu < nr_cpus; cpu++)
 			sum += v[cpu];
 		if (json)
-			printf("%s\"%s\": %llu", c ? ", " : "", xs_decap_names[c],
-			       (unsigned long long)sum);
+			xj_u64(ctrs, xs_decap_names[c], sum);
 		else
 			printf("%-16s %12llu  %s\n", xs_decap_names[c], (unsigned long long)sum,
 			       xs_decap_helps[c]);
 	}
-	if (json)
-		printf("}}\n");
+	/* JSON: the whole document, or nothing when a counter could not be read. */
+	if (json && !err)
+		err = xs_json_print(a, doc);
+	else
+		xs_json_drop(doc);
 	free(v);
 	close(fd);
 	return err;

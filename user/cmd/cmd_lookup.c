@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "decide.h"
 #include "endpoint.h"
+#include "json.h"
 #include "log.h"
 #include "names.h"
 #include "service.h"
@@ -33,7 +34,8 @@ int xs_cmd_lookup(const struct xs_args *a)
 	__u32 pool_id = XS_POOL_QUEUES;
 	__u64 *load = NULL;
 	__u32 target;
-	char name[64], ifn[IF_NAMESIZE];
+	char name[64], ifn[IF_NAMESIZE], hex[24];
+	xs_json *doc, *tgt;
 	__u8 proto;
 	int err, i;
 
@@ -103,32 +105,40 @@ int xs_cmd_lookup(const struct xs_args *a)
 		printf("%s%s\n", name, pinned ? " (pinned flow)" : "");
 		goto out;
 	}
-	printf("{\"hash\": \"0x%016llx\", \"algo\": \"%s\", \"slots\": %u, \"slot\": %u, ",
-	       (unsigned long long)d.flow_hash,
-	       xs_name_of(xs_algo_names, pool.hdr.algo), pool.hdr.n_buckets,
-	       d.bucket);
+	doc = xj_obj();
+	snprintf(hex, sizeof(hex), "0x%016llx", (unsigned long long)d.flow_hash);
+	xj_str(doc, "hash", hex);
+	xj_str(doc, "algo", xs_name_of(xs_algo_names, pool.hdr.algo));
+	xj_u64(doc, "slots", pool.hdr.n_buckets);
+	xj_u64(doc, "slot", d.bucket);
 	if (pool.hdr.algo == XS_ALGO_SHUFFLE) {
-		printf("\"hand_hash\": \"0x%016llx\", \"hand\": [", (unsigned long long)d.hand_hash);
-		for (i = 0; i < (int)d.hand.n_cards; i++)
-			printf("%s%u", i ? ", " : "", d.hand.card[i]);
-		printf("], \"hand_load\": [");
-		for (i = 0; i < (int)d.hand.n_cards; i++)
-			printf("%s%llu", i ? ", " : "", (unsigned long long)d.load[i]);
-		printf("], ");
+		xs_json *hand = xj_arr(), *hand_load = xj_arr();
+
+		snprintf(hex, sizeof(hex), "0x%016llx", (unsigned long long)d.hand_hash);
+		xj_str(doc, "hand_hash", hex);
+		for (i = 0; i < (int)d.hand.n_cards; i++) {
+			xj_push(hand, json_object_new_uint64(d.hand.card[i]));
+			xj_push(hand_load, json_object_new_uint64(d.load[i]));
+		}
+		xj_add(doc, "hand", hand);
+		xj_add(doc, "hand_load", hand_load);
 	}
+	tgt = xj_obj();
 	if (t.kind == XS_TARGET_CPU) {
-		printf("\"target\": {\"cpu\": %u}", t.cpu);
+		xj_u64(tgt, "cpu", t.cpu);
 	} else if (t.kind == XS_TARGET_BACKEND) {
 		char addr[INET6_ADDRSTRLEN], sname[80];
 
 		xs_format_addr(t.addr, addr, sizeof(addr));
 		xs_format_service(&sk, sname, sizeof(sname));
-		printf("\"service\": \"%s\", \"target\": {\"backend\": \"%s\"}", sname, addr);
+		xj_str(doc, "service", sname);
+		xj_str(tgt, "backend", addr);
 	} else {
-		printf("\"target\": {\"dev\": \"%s\"}",
-		       if_indextoname(t.ifindex, ifn) ? ifn : "");
+		xj_str(tgt, "dev", if_indextoname(t.ifindex, ifn) ? ifn : "");
 	}
-	printf(", \"pinned\": %s}\n", pinned ? "true" : "false");
+	xj_add(doc, "target", tgt);
+	xj_bool(doc, "pinned", pinned);
+	err = xs_json_print(a, doc);
 out:
 	xs_pool_free(&pool);
 	free(load);

@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include "commands.h"
 #include "endpoint.h"
+#include "json.h"
 #include "names.h"
 #include "pool.h"
 #include "service.h"
@@ -30,16 +31,16 @@ int xs_edit_service_del(struct xs_model *m, const struct xs_handle *h,
 
 int xs_cmd_service_list(const struct xs_args *a)
 {
-	bool json = xs_flag(a, "json");
+	xs_json *arr = xs_flag(a, "json") ? xj_arr() : NULL;
 	struct xs_service_entry *sv = NULL;
 	struct xs_target *all = NULL;
 	struct xs_handle h;
-	__u32 n, i, t, nb;
+	__u32 n = 0, i, t;
 	int err;
 
 	err = xs_open(a->pos[0], &h);
 	if (err)
-		return err;
+		goto out_json;
 	err = -ENOMEM;
 	all = calloc(XS_MAX_TARGETS, sizeof(*all));
 	if (!all)
@@ -47,13 +48,12 @@ int xs_cmd_service_list(const struct xs_args *a)
 	err = xs_targets_read(&h, all) ?: xs_services_list(&h, &sv, &n);
 	if (err)
 		goto out;
-	if (json)
-		printf("[");
 	for (i = 0; i < n; i++) {
 		struct xs_pool pool;
 		char name[80], addr[INET6_ADDRSTRLEN], src4[INET_ADDRSTRLEN],
-			src6[INET6_ADDRSTRLEN];
+			src6[INET6_ADDRSTRLEN], buf[INET6_ADDRSTRLEN + 8];
 		const struct xs_service *s = &sv[i].svc;
+		xs_json *o = NULL, *bes = NULL;
 
 		if (xs_pool_read(&h, s->id, &pool)) {
 			err = -EIO;
@@ -62,43 +62,60 @@ int xs_cmd_service_list(const struct xs_args *a)
 		xs_format_service(&sv[i].key, name, sizeof(name));
 		inet_ntop(AF_INET, &s->src4, src4, sizeof(src4));
 		inet_ntop(AF_INET6, s->src6, src6, sizeof(src6));
-		if (json)
-			printf("%s{\"service\": \"%s\", \"id\": %u, \"algo\": \"%s\", "
-			       "\"hand_size\": %u, \"encap\": \"%s\", \"tunnel_src\": \"%s/%u\", "
-			       "\"tunnel_src6\": \"%s/%u\", \"slots\": %u, \"backends\": [",
-			       i ? ", " : "", name, s->id, xs_name_of(xs_algo_names, pool.hdr.algo),
-			       pool.hdr.hand_size, xs_name_of(xs_encap_names, s->encap), src4,
-			       32 - s->src4_bits, src6, 128 - s->src6_bits, pool.hdr.n_buckets);
-		else if (pool.hdr.algo == XS_ALGO_SHUFFLE)
+		if (arr) {
+			o = xj_obj();
+			bes = xj_arr();
+			xj_str(o, "service", name);
+			xj_u64(o, "id", s->id);
+			xj_str(o, "algo", xs_name_of(xs_algo_names, pool.hdr.algo));
+			xj_u64(o, "hand_size", pool.hdr.hand_size);
+			xj_str(o, "encap", xs_name_of(xs_encap_names, s->encap));
+			snprintf(buf, sizeof(buf), "%s/%u", src4, 32 - s->src4_bits);
+			xj_str(o, "tunnel_src", buf);
+			snprintf(buf, sizeof(buf), "%s/%u", src6, 128 - s->src6_bits);
+			xj_str(o, "tunnel_src6", buf);
+			xj_u64(o, "slots", pool.hdr.n_buckets);
+		} else if (pool.hdr.algo == XS_ALGO_SHUFFLE) {
 			printf("%s id %u: shuffle (hand %u), %s, %u live of %u slots\n", name,
 			       s->id, pool.hdr.hand_size, xs_name_of(xs_encap_names, s->encap),
 			       xs_pool_live(&pool), pool.hdr.n_buckets);
-		else
+		} else {
 			printf("%s id %u: jump, %s, %u live of %u slots\n", name, s->id,
 			       xs_name_of(xs_encap_names, s->encap), xs_pool_live(&pool),
 			       pool.hdr.n_buckets);
-		for (t = XS_BACKEND_BASE, nb = 0; t < XS_MAX_TARGETS; t++) {
+		}
+		for (t = XS_BACKEND_BASE; t < XS_MAX_TARGETS; t++) {
 			if (all[t].kind != XS_TARGET_BACKEND || all[t].service != s->id)
 				continue;
 			xs_format_addr(all[t].addr, addr, sizeof(addr));
-			if (json)
-				printf("%s{\"backend\": \"%s\", \"weight\": %u, \"id\": %u}",
-				       nb ? ", " : "", addr, all[t].weight, t);
-			else
+			if (arr) {
+				xs_json *b = xj_obj();
+
+				xj_str(b, "backend", addr);
+				xj_u64(b, "weight", all[t].weight);
+				xj_u64(b, "id", t);
+				xj_push(bes, b);
+			} else {
 				printf("  backend %-40s weight %u\n", addr, all[t].weight);
-			nb++;
+			}
 		}
-		if (json)
-			printf("]}");
+		if (arr) {
+			xj_add(o, "backends", bes);
+			xj_push(arr, o);
+		}
 		xs_pool_free(&pool);
 	}
-	if (json)
-		printf("]\n");
-	else if (!n)
+	if (arr && !err) {
+		err = xs_json_print(a, arr);
+		arr = NULL;
+	} else if (!arr && !n) {
 		printf("(no services on %s)\n", h.ifname);
+	}
 out:
 	free(sv);
 	free(all);
 	xs_close(&h);
+out_json:
+	xs_json_drop(arr);
 	return err;
 }

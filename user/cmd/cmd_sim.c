@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* sim resize, sim isolation: option parsing and output; no root, no interface. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
 #include "commands.h"
+#include "json.h"
 #include "log.h"
 #include "sim.h"
 #include "xs_shuffle.h"
@@ -18,6 +20,31 @@ static int sim_format(const struct xs_args *a, enum xs_sim_format *fmt)
 	}
 	*fmt = xs_flag(a, "csv") ? XS_SIM_CSV : xs_flag(a, "json") ? XS_SIM_JSON : XS_SIM_TEXT;
 	return 0;
+}
+
+/*
+ * The results, printed once the run and the plot are done: a failure prints
+ * nothing on stdout. JSON goes through json-c, which checks it and pretty-
+ * prints it for --pretty.
+ */
+static int sim_output(const struct xs_args *a, enum xs_sim_format fmt, const char *text,
+		      size_t len)
+{
+	xs_json *doc;
+
+	if (fmt != XS_SIM_JSON) {
+		if (fwrite(text, 1, len, stdout) != len || fflush(stdout)) {
+			pr_warn("cannot write the output: %s\n", strerror(errno));
+			return -EIO;
+		}
+		return 0;
+	}
+	doc = json_tokener_parse(text);
+	if (!doc) {
+		pr_warn("%s: the simulator's JSON does not parse\n", a->cmd->words);
+		return -EINVAL;
+	}
+	return xs_json_print(a, doc);
 }
 
 /* An optional --name value, left at its default when absent. */
@@ -41,6 +68,9 @@ int xs_cmd_sim_resize(const struct xs_args *a)
 	const char *plot = xs_arg(a, "plot");
 	enum xs_sim_format fmt;
 	struct xs_sim_resize *r;
+	char *text;
+	size_t len;
+	FILE *out;
 	int err;
 
 	if (sim_format(a, &fmt) || opt_u32(a, "keys", 1, 100000000, &o.keys) ||
@@ -62,9 +92,19 @@ int xs_cmd_sim_resize(const struct xs_args *a)
 		return -ENOMEM;
 	err = xs_sim_resize_run(&o, r);
 	if (!err) {
-		xs_sim_resize_print(r, fmt, stdout);
-		if (plot)
+		text = NULL;
+		out = open_memstream(&text, &len);
+		if (!out) {
+			err = -ENOMEM;
+		} else {
+			xs_sim_resize_print(r, fmt, out);
+			err = fclose(out) ? -ENOMEM : 0;
+		}
+		if (!err && plot)
 			err = xs_sim_resize_svg(r, plot);
+		if (!err)
+			err = sim_output(a, fmt, text, len);
+		free(text);
 	}
 	free(r);
 	return err;
@@ -103,6 +143,9 @@ int xs_cmd_sim_isolation(const struct xs_args *a)
 	__u32 load_pct = 80, seed = 1;
 	enum xs_sim_format fmt;
 	struct xs_iso_result *r;
+	char *text;
+	size_t len;
+	FILE *out;
 	int err;
 
 	if (sim_format(a, &fmt) || opt_u32(a, "tenants", 2, 10000000, &o.tenants) ||
@@ -121,9 +164,19 @@ int xs_cmd_sim_isolation(const struct xs_args *a)
 		return -ENOMEM;
 	err = xs_iso_run(&o, r);
 	if (!err) {
-		xs_iso_print(r, fmt, stdout);
-		if (plot)
+		text = NULL;
+		out = open_memstream(&text, &len);
+		if (!out) {
+			err = -ENOMEM;
+		} else {
+			xs_iso_print(r, fmt, out);
+			err = fclose(out) ? -ENOMEM : 0;
+		}
+		if (!err && plot)
 			err = xs_iso_svg(r, plot);
+		if (!err)
+			err = sim_output(a, fmt, text, len);
+		free(text);
 	}
 	free(r);
 	return err;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "cli.h"
 #include "commands.h"
+#include "json.h"
 #include "log.h"
 #include "names.h"
 #include "service.h"
@@ -16,15 +17,29 @@
 #include "target.h"
 
 
-/* @slot < 0: the target is draining and holds no slot. */
+/* One CPU's share of a target's counters. */
+static xs_json *xs_cpu_json(int cpu, const struct xs_target_stats *pc)
+{
+	xs_json *o = xj_obj();
+
+	xj_int(o, "cpu", cpu);
+	xj_u64(o, "packets", pc->packets);
+	xj_u64(o, "bytes", pc->bytes);
+	xj_u64(o, "dequeued", pc->dequeued);
+	xj_u64(o, "dropped", pc->dropped);
+	return o;
+}
+
+/* @slot < 0: the target is draining and holds no slot. @arr: --json, else text. */
 static void xs_print_target(const struct xs_handle *h, const struct xs_target *t, __u32 id,
 			    int slot, __u32 pinned, const struct xs_target_stats *sum,
-			    const struct xs_target_stats *pc, bool json, bool per_cpu, bool first)
+			    const struct xs_target_stats *pc, xs_json *arr, bool per_cpu)
 {
 	char name[64], ifn[IF_NAMESIZE], slotname[16];
+	xs_json *o, *cpus;
 	int cpu;
 
-	if (!json) {
+	if (!arr) {
 		xs_target_name(h, t, id, name, sizeof(name));
 		if (slot < 0)
 			snprintf(slotname, sizeof(slotname), "drain");
@@ -42,96 +57,98 @@ static void xs_print_target(const struct xs_handle *h, const struct xs_target *t
 			       (unsigned long long)pc[cpu].dropped);
 		return;
 	}
+	o = xj_obj();
 	if (slot < 0)
-		printf("%s{\"slot\": null, \"draining\": true, \"id\": %u, ", first ? "" : ", ", id);
+		xj_add(o, "slot", NULL);
 	else
-		printf("%s{\"slot\": %d, \"draining\": false, \"id\": %u, ", first ? "" : ", ",
-		       slot, id);
-	printf("\"pinned\": %u, ", pinned);
+		xj_int(o, "slot", slot);
+	xj_bool(o, "draining", slot < 0);
+	xj_u64(o, "id", id);
+	xj_u64(o, "pinned", pinned);
 	if (t->kind == XS_TARGET_CPU)
-		printf("\"cpu\": %u, ", t->cpu);
+		xj_u64(o, "cpu", t->cpu);
 	else
-		printf("\"dev\": \"%s\", ", if_indextoname(t->ifindex, ifn) ? ifn : "");
-	printf("\"packets\": %llu, \"bytes\": %llu, \"load\": %llu, \"dequeued\": %llu, "
-	       "\"dropped\": %llu",
-	       (unsigned long long)sum->packets, (unsigned long long)sum->bytes,
-	       (unsigned long long)xs_stats_load(id, sum), (unsigned long long)sum->dequeued,
-	       (unsigned long long)sum->dropped);
+		xj_str(o, "dev", if_indextoname(t->ifindex, ifn) ? ifn : "");
+	xj_u64(o, "packets", sum->packets);
+	xj_u64(o, "bytes", sum->bytes);
+	xj_u64(o, "load", xs_stats_load(id, sum));
+	xj_u64(o, "dequeued", sum->dequeued);
+	xj_u64(o, "dropped", sum->dropped);
 	if (per_cpu) {
-		printf(", \"per_cpu\": [");
+		cpus = xj_arr();
 		for (cpu = 0; cpu < h->nr_cpus; cpu++)
-			printf("%s{\"cpu\": %d, \"packets\": %llu, \"bytes\": %llu, "
-			       "\"dequeued\": %llu, \"dropped\": %llu}",
-			       cpu ? ", " : "", cpu, (unsigned long long)pc[cpu].packets,
-			       (unsigned long long)pc[cpu].bytes,
-			       (unsigned long long)pc[cpu].dequeued,
-			       (unsigned long long)pc[cpu].dropped);
-		printf("]");
+			xj_push(cpus, xs_cpu_json(cpu, &pc[cpu]));
+		xj_add(o, "per_cpu", cpus);
 	}
-	printf("}");
+	xj_push(arr, o);
 }
 
-/* Per service: its counters, then each backend's. */
+/* Per service: its counters, then each backend's. @arr: --json, else text. */
 static int xs_print_services(const struct xs_handle *h, const struct xs_target *all,
-			     const __u32 *pinned, bool json)
+			     const __u32 *pinned, xs_json *arr)
 {
 	struct xs_service_entry *sv = NULL;
 	struct xs_service_stats ss;
 	struct xs_target_stats ts;
-	__u32 n, i, t, nb;
+	__u32 n, i, t;
 	int err;
 
 	err = xs_services_list(h, &sv, &n);
 	if (err)
 		return err;
-	if (json)
-		printf("], \"services\": [");
-	else if (n)
+	if (!arr && n)
 		printf("\n%-28s %12s %14s %10s %8s\n", "service / backend", "packets", "bytes",
 		       "no_backend", "too_big");
 	for (i = 0; i < n && !err; i++) {
 		char name[80], addr[INET6_ADDRSTRLEN];
+		xs_json *o = NULL, *bes = NULL;
 
 		err = xs_service_stats_read(h, sv[i].svc.id, &ss);
 		if (err)
 			break;
 		xs_format_service(&sv[i].key, name, sizeof(name));
-		if (json)
-			printf("%s{\"service\": \"%s\", \"id\": %u, \"packets\": %llu, "
-			       "\"bytes\": %llu, \"no_backend\": %llu, \"too_big\": %llu, "
-			       "\"backends\": [",
-			       i ? ", " : "", name, sv[i].svc.id, (unsigned long long)ss.packets,
-			       (unsigned long long)ss.bytes, (unsigned long long)ss.no_backend,
-			       (unsigned long long)ss.too_big);
-		else
+		if (arr) {
+			o = xj_obj();
+			bes = xj_arr();
+			xj_str(o, "service", name);
+			xj_u64(o, "id", sv[i].svc.id);
+			xj_u64(o, "packets", ss.packets);
+			xj_u64(o, "bytes", ss.bytes);
+			xj_u64(o, "no_backend", ss.no_backend);
+			xj_u64(o, "too_big", ss.too_big);
+			xj_add(o, "backends", bes);
+			xj_push(arr, o);
+		} else {
 			printf("%-28s %12llu %14llu %10llu %8llu\n", name,
 			       (unsigned long long)ss.packets, (unsigned long long)ss.bytes,
 			       (unsigned long long)ss.no_backend, (unsigned long long)ss.too_big);
-		for (t = XS_BACKEND_BASE, nb = 0; t < XS_MAX_TARGETS; t++) {
+		}
+		for (t = XS_BACKEND_BASE; t < XS_MAX_TARGETS; t++) {
 			if (all[t].kind != XS_TARGET_BACKEND || all[t].service != sv[i].svc.id)
 				continue;
 			err = xs_stats_read(h, t, &ts, NULL);
 			if (err)
 				break;
 			xs_format_addr(all[t].addr, addr, sizeof(addr));
-			if (json)
-				printf("%s{\"backend\": \"%s\", \"draining\": %s, \"pinned\": %u, "
-				       "\"packets\": %llu, \"bytes\": %llu, \"flows_opened\": %llu, "
-				       "\"flows_closed\": %llu, \"load\": %llu}",
-				       nb ? ", " : "", addr,
-				       all[t].flags & XS_TARGET_F_DRAIN ? "true" : "false", pinned[t],
-				       (unsigned long long)ts.packets, (unsigned long long)ts.bytes,
-				       (unsigned long long)ts.opened, (unsigned long long)ts.closed,
-				       (unsigned long long)xs_stats_load(t, &ts));
-			else
+			if (arr) {
+				xs_json *b = xj_obj();
+
+				xj_str(b, "backend", addr);
+				xj_bool(b, "draining", all[t].flags & XS_TARGET_F_DRAIN);
+				xj_u64(b, "pinned", pinned[t]);
+				xj_u64(b, "packets", ts.packets);
+				xj_u64(b, "bytes", ts.bytes);
+				xj_u64(b, "flows_opened", ts.opened);
+				xj_u64(b, "flows_closed", ts.closed);
+				xj_u64(b, "load", xs_stats_load(t, &ts));
+				xj_push(bes, b);
+			} else {
 				printf("  %-26s %12llu %14llu   %u pinned, %llu open%s\n", addr,
 				       (unsigned long long)ts.packets, (unsigned long long)ts.bytes,
 				       pinned[t], (unsigned long long)xs_stats_load(t, &ts),
 				       all[t].flags & XS_TARGET_F_DRAIN ? ", draining" : "");
-			nb++;
+			}
 		}
-		if (json)
-			printf("]}");
 	}
 	free(sv);
 	return err;
@@ -140,13 +157,14 @@ static int xs_print_services(const struct xs_handle *h, const struct xs_target *
 int xs_cmd_stats(const struct xs_args *a)
 {
 	bool json = xs_flag(a, "json"), per_cpu = xs_flag(a, "per-cpu");
+	xs_json *doc = NULL, *tgts = NULL, *svcs = NULL, *ctrs = NULL;
 	struct xs_target_stats sum, *pc = NULL;
 	struct xs_target *all = NULL;
 	struct xs_pool pool = { 0 };
 	__u32 *pinned = NULL;
 	__u64 counters[XS_C_MAX];
 	struct xs_handle h;
-	__u32 i, n;
+	__u32 i;
 	int err;
 
 	err = xs_open(a->pos[0], &h);
@@ -166,12 +184,24 @@ int xs_cmd_stats(const struct xs_args *a)
 	err = err ?: xs_pinned_counts(&h, all, pinned);
 	if (err)
 		goto out;
-	if (json)
-		printf("{\"ifname\": \"%s\", \"targets\": [", h.ifname);
-	else
+	if (json) {
+		/* Built whole and printed at the end: a failure part way prints nothing. */
+		doc = xj_obj();
+		tgts = xj_arr();
+		svcs = xj_arr();
+		ctrs = xj_obj();
+		xj_str(doc, "ifname", h.ifname);
+		xj_add(doc, "targets", tgts);
+		xj_add(doc, "services", svcs);
+		xj_add(doc, "counters", ctrs);
+		err = doc && tgts && svcs && ctrs ? 0 : -ENOMEM;
+		if (err)
+			goto out;
+	} else {
 		printf("%-5s %-18s %12s %14s %9s %12s %9s %8s\n", "slot", "target", "packets",
 		       "bytes", "load", "dequeued", "dropped", "pinned");
-	for (i = 0, n = 0; i < pool.hdr.n_buckets; i++) {
+	}
+	for (i = 0; i < pool.hdr.n_buckets; i++) {
 		__u32 id = pool.bucket[i];
 
 		if (id >= XS_MAX_TARGETS)
@@ -179,8 +209,7 @@ int xs_cmd_stats(const struct xs_args *a)
 		err = xs_stats_read(&h, id, &sum, pc);
 		if (err)
 			goto out;
-		xs_print_target(&h, &all[id], id, (int)i, pinned[id], &sum, pc, json, per_cpu,
-				n++ == 0);
+		xs_print_target(&h, &all[id], id, (int)i, pinned[id], &sum, pc, tgts, per_cpu);
 	}
 	/* Draining targets hold no slot but still carry their pinned flows. */
 	for (i = 0; i < XS_BACKEND_BASE; i++) {
@@ -190,26 +219,26 @@ int xs_cmd_stats(const struct xs_args *a)
 		err = xs_stats_read(&h, i, &sum, pc);
 		if (err)
 			goto out;
-		xs_print_target(&h, &all[i], i, -1, pinned[i], &sum, pc, json, per_cpu, n++ == 0);
+		xs_print_target(&h, &all[i], i, -1, pinned[i], &sum, pc, tgts, per_cpu);
 	}
-	err = xs_print_services(&h, all, pinned, json);
+	err = xs_print_services(&h, all, pinned, svcs);
 	if (err)
 		goto out;
-	if (json)
-		printf("], \"counters\": {");
-	else
+	if (!json)
 		printf("\n%-16s %-5s %12s\n", "counter", "verdict", "packets");
 	for (i = 0; i < XS_C_MAX; i++) {
 		if (json)
-			printf("%s\"%s\": %llu", i ? ", " : "", xs_counter_names[i].name,
-			       (unsigned long long)counters[i]);
+			xj_u64(ctrs, xs_counter_names[i].name, counters[i]);
 		else if (counters[i])
 			printf("%-16s %-5s %12llu\n", xs_counter_names[i].name, xs_counter_kinds[i],
 			       (unsigned long long)counters[i]);
 	}
-	if (json)
-		printf("}}\n");
+	if (json) {
+		err = xs_json_print(a, doc);
+		doc = NULL;
+	}
 out:
+	xs_json_drop(doc);
 	xs_pool_free(&pool);
 	free(all);
 	free(pc);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include "commands.h"
+#include "json.h"
 #include "log.h"
 #include "pool.h"
 #include "target.h"
@@ -82,17 +83,17 @@ int xs_edit_target_undrain(struct xs_model *m, const struct xs_handle *h,
 
 int xs_cmd_target_list(const struct xs_args *a)
 {
-	bool json = xs_flag(a, "json");
+	xs_json *arr = xs_flag(a, "json") ? xj_arr() : NULL;
 	struct xs_pool pool = { 0 };
 	struct xs_target *all = NULL;
 	struct xs_handle h;
 	char name[64];
-	__u32 i, n;
+	__u32 i;
 	int err;
 
 	err = xs_open(a->pos[0], &h);
 	if (err)
-		return err;
+		goto out_json;
 	err = -ENOMEM;
 	all = calloc(XS_MAX_TARGETS, sizeof(*all));
 	if (!all)
@@ -100,25 +101,29 @@ int xs_cmd_target_list(const struct xs_args *a)
 	err = xs_targets_read(&h, all) ?: xs_pool_read(&h, XS_POOL_QUEUES, &pool);
 	if (err)
 		goto out;
-	if (json)
-		printf("[");
-	else
+	if (!arr)
 		printf("%-5s %-6s %-20s %-7s %s\n", "slot", "id", "target", "qsize", "uid");
-	for (i = 0, n = 0; i < pool.hdr.n_buckets; i++) {
+	for (i = 0; i < pool.hdr.n_buckets; i++) {
 		__u32 id = pool.bucket[i];
 		const struct xs_target *t = &all[id < XS_MAX_TARGETS ? id : 0];
 		char ifn[IF_NAMESIZE];
 
 		if (id == XS_NO_TARGET)
 			continue; /* a hole left by a removal */
-		if (json) {
-			printf("%s{\"slot\": %u, \"id\": %u, ", n++ ? ", " : "", i, id);
-			if (t->kind == XS_TARGET_CPU)
-				printf("\"cpu\": %u, \"qsize\": %u", t->cpu, t->qsize);
-			else
-				printf("\"dev\": \"%s\", \"ifindex\": %u",
-				       if_indextoname(t->ifindex, ifn) ? ifn : "", t->ifindex);
-			printf(", \"uid\": %u}", t->uid);
+		if (arr) {
+			xs_json *o = xj_obj();
+
+			xj_u64(o, "slot", i);
+			xj_u64(o, "id", id);
+			if (t->kind == XS_TARGET_CPU) {
+				xj_u64(o, "cpu", t->cpu);
+				xj_u64(o, "qsize", t->qsize);
+			} else {
+				xj_str(o, "dev", if_indextoname(t->ifindex, ifn) ? ifn : "");
+				xj_u64(o, "ifindex", t->ifindex);
+			}
+			xj_u64(o, "uid", t->uid);
+			xj_push(arr, o);
 			continue;
 		}
 		xs_target_name(&h, t, id, name, sizeof(name));
@@ -127,13 +132,17 @@ int xs_cmd_target_list(const struct xs_args *a)
 		else
 			printf("%-5u %-6u %-20s %-7s %u\n", i, id, name, "-", t->uid);
 	}
-	if (json)
-		printf("]\n");
-	else if (!xs_pool_live(&pool))
+	if (arr) {
+		err = xs_json_print(a, arr);
+		arr = NULL;
+	} else if (!xs_pool_live(&pool)) {
 		printf("(no targets: packets pass to the stack, counted as no_targets)\n");
+	}
 out:
 	xs_pool_free(&pool);
 	free(all);
 	xs_close(&h);
+out_json:
+	xs_json_drop(arr);
 	return err;
 }

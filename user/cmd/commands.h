@@ -36,5 +36,8 @@ int xs_cmd_apply(const struct xs_args *a);
 int xs_cmd_show(const struct xs_args *a);
 int xs_cmd_sim_resize(const struct xs_args *a);
 int xs_cmd_sim_isolation(const struct xs_args *a);
+int xs_cmd_version(const struct xs_args *a);
+int xs_cmd_help(const struct xs_args *a);
+int xs_cmd_completion(const struct xs_args *a);
 
 #endif /* XS_COMMANDS_H */

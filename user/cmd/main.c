@@ -19,15 +19,19 @@ static const struct xs_opt attach_opts[] = {
 	{ "unparsed", "pass|drop", "verdict for packets that cannot be keyed (default pass)" },
 	{ 0 },
 };
+#define JSON_OPTS                                                                                 \
+	{ "json", NULL, "print one JSON document (nothing on stdout if the command fails)" },     \
+	{ "pretty", NULL, "print JSON, indented (implies --json)" }
 static const struct xs_opt json_opts[] = {
-	{ "json", NULL, "print JSON" },
+	JSON_OPTS,
 	{ 0 },
 };
 static const struct xs_opt stats_opts[] = {
-	{ "json", NULL, "print JSON" },
+	JSON_OPTS,
 	{ "per-cpu", NULL, "break each target down by CPU" },
 	{ 0 },
 };
+
 static const struct xs_opt sim_resize_opts[] = {
 	{ "keys", "N", "keys to place (default 1000000)" },
 	{ "from", "A", "shards before (default 20)" },
@@ -36,7 +40,7 @@ static const struct xs_opt sim_resize_opts[] = {
 	{ "check-every", "N", "check every Nth key against the kernel decision; 0: none (100)" },
 	{ "threads", "N", "threads sharing the keys of each row, 1-16 (default: online CPUs)" },
 	{ "csv", NULL, "print CSV" },
-	{ "json", NULL, "print JSON" },
+	JSON_OPTS,
 	{ "plot", "FILE.svg", "draw moved share and balance per algorithm" },
 	{ 0 },
 };
@@ -51,7 +55,7 @@ static const struct xs_opt sim_isolation_opts[] = {
 	{ "events", "N", "packets simulated per row (default 1000000)" },
 	{ "seed", "S", "RNG seed of the queue model (default 1)" },
 	{ "csv", NULL, "print CSV" },
-	{ "json", NULL, "print JSON" },
+	JSON_OPTS,
 	{ "plot", "FILE.svg", "draw the isolation curve against H" },
 	{ 0 },
 };
@@ -62,23 +66,25 @@ static const struct xs_opt decap_attach_opts[] = {
 };
 static const struct xs_opt show_opts[] = {
 	{ "secrets", NULL, "print the hash seed too (it is a secret)" },
+	JSON_OPTS,
 	{ 0 },
 };
 
 static const struct xs_opt apply_opts[] = {
-	{ "file", "FILE", "the configuration (also -f FILE)" },
+	{ "file", "FILE", "the configuration" },
 	{ "dry-run", NULL, "print the plan only" },
 	{ "watch", NULL, "keep running; re-apply when the file changes" },
+	JSON_OPTS,
 	{ 0 },
 };
 
 #define CMD(w, syn, h, lo, hi, o, k, fn)                                                          \
-	{ .words = w, .synopsis = syn, .help = h, .min_pos = lo, .max_pos = hi, .opts = o,        \
-	  .keys = k, .run = fn }
-/* A command that changes state: one edit of the model, committed (edit.c). */
+	{ .words = (w), .synopsis = (syn), .help = (h), .min_pos = (lo), .max_pos = (hi),         \
+	  .opts = (o), .keys = (k), .run = (fn) }
+/* A command that changes state: one edit of the model, committed (edit.c); --json: its plan. */
 #define EDIT(w, syn, h, lo, hi, k, fn)                                                            \
-	{ .words = w, .synopsis = syn, .help = h, .min_pos = lo, .max_pos = hi, .keys = k,        \
-	  .edit = fn }
+	{ .words = (w), .synopsis = (syn), .help = (h), .min_pos = (lo), .max_pos = (hi),         \
+	  .opts = json_opts, .keys = (k), .edit = (fn) }
 
 #define TARGET "IFACE cpu N | dev IFNAME"
 #define TARGET_OR_ID TARGET " | id N"
@@ -123,7 +129,7 @@ const struct xs_cmd xs_commands[] = {
 	EDIT("backend weight", BACKEND " W", "set a backend's weight: W slots, 1-256", 4, 4, NULL,
 	     xs_edit_backend_weight),
 	CMD("apply", "IFACE -f FILE", "make IFACE's state equal to FILE; prints the plan first", 1,
-	    3, apply_opts, NULL, xs_cmd_apply),
+	    1, apply_opts, NULL, xs_cmd_apply),
 	CMD("show", "IFACE", "IFACE's running state, in the format apply reads", 1, 1, show_opts,
 	    NULL, xs_cmd_show),
 	CMD("decap attach", "IFACE", "backend side: strip xdpsteer's tunnel headers on IFACE", 1,
@@ -136,6 +142,12 @@ const struct xs_cmd xs_commands[] = {
 	    sim_resize_opts, NULL, xs_cmd_sim_resize),
 	CMD("sim isolation", "", "noisy neighbours: modulo, jump and shuffle sharding by hand size",
 	    0, 0, sim_isolation_opts, NULL, xs_cmd_sim_isolation),
+	CMD("version", "", "xdpsteer's version, its libraries', and its BPF objects' SHA-256", 0, 0,
+	    json_opts, NULL, xs_cmd_version),
+	CMD("help", "[OBJECT [COMMAND]]", "the usage of every command, an object or a command", 0,
+	    2, NULL, NULL, xs_cmd_help),
+	CMD("completion", "[bash]", "print the bash completion script, made from this table", 0, 1,
+	    NULL, NULL, xs_cmd_completion),
 	{ 0 },
 };
 

@@ -209,7 +209,8 @@ int xs_pool_copy(struct xs_pool *dst, const struct xs_pool *src)
 	dst->bucket = calloc(src->hdr.n_buckets + 1, sizeof(*dst->bucket));
 	if (!dst->bucket)
 		return -ENOMEM;
-	memcpy(dst->bucket, src->bucket, src->hdr.n_buckets * sizeof(*dst->bucket));
+	if (src->hdr.n_buckets)
+		memcpy(dst->bucket, src->bucket, src->hdr.n_buckets * sizeof(*dst->bucket));
 	return 0;
 }
 
@@ -233,13 +234,25 @@ __u32 xs_pool_digest(const struct xs_pool *p)
 	return h;
 }
 
+/* A fingerprint of the seed: equal on hosts with the same seed, and no way back to it. */
+__u32 xs_seed_digest(const __u64 seed[2])
+{
+	struct xs_pool p = { 0 };
+
+	/* The pool digest of an empty pool that holds only @seed, under a fixed tag. */
+	memcpy(p.hdr.seed, seed, sizeof(p.hdr.seed));
+	p.hdr.flags = 0x5eed;
+	return xs_pool_digest(&p);
+}
+
 bool xs_pool_same(const struct xs_pool *a, const struct xs_pool *b)
 {
 	struct xs_pool_hdr x = a->hdr, y = b->hdr;
 
 	x.digest = y.digest = 0;
 	return !memcmp(&x, &y, sizeof(x)) &&
-	       !memcmp(a->bucket, b->bucket, a->hdr.n_buckets * sizeof(*a->bucket));
+	       (!a->hdr.n_buckets ||
+		!memcmp(a->bucket, b->bucket, a->hdr.n_buckets * sizeof(*a->bucket)));
 }
 
 int xs_pool_find(const struct xs_pool *p, __u32 target)

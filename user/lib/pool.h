@@ -30,6 +30,8 @@ void xs_pool_free(struct xs_pool *p);
 int xs_pool_copy(struct xs_pool *dst, const struct xs_pool *src);
 /* The pool's fingerprint (hdr.digest): equal pools, equal digests, on any host. */
 __u32 xs_pool_digest(const struct xs_pool *p);
+/* A fingerprint of a seed, for comparing hosts without showing it. */
+__u32 xs_seed_digest(const __u64 seed[2]);
 /* Same header (digest aside) and buckets? */
 bool xs_pool_same(const struct xs_pool *a, const struct xs_pool *b);
 
