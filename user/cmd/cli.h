@@ -51,6 +51,10 @@ struct xs_cmd {
 
 extern const struct xs_cmd xs_commands[];
 
+/* The long option the one-letter @c stands for, or NULL (args.c). */
+const char *xs_short_name(char c);
+/* Index of the option @name (@len chars) among @cmd's, or -1. */
+int xs_opt_index(const struct xs_cmd *cmd, const char *name, size_t len);
 /* Option value by name; NULL when not given. */
 const char *xs_arg(const struct xs_args *a, const char *name);
 bool xs_flag(const struct xs_args *a, const char *name);
