@@ -222,6 +222,64 @@ t_move_share() {
 	done
 }
 
+# apply -f FLEET -f HOST: one configuration from two files; a setting in both is refused.
+t_two_files() {
+	attach --xdp-mode skb --seed "$SEED" >/dev/null
+	printf 'algo jump\nservice %s:80/tcp\nbackend %s:80/tcp 10.9.1.1\n' "$VIP4" "$VIP4" \
+		>"$XS_TMP/fleet.conf"
+	printf 'target cpu 0\ntarget dev %s\n' "$DEV_A" >"$XS_TMP/host.conf"
+	xs apply "$IF_STEER" -f "$XS_TMP/fleet.conf" -f "$XS_TMP/host.conf" >"$XS_TMP/two.out"
+	assert_eq "objects from both files" \
+		"$(xs show "$IF_STEER" | strip_places | grep -Ec '^(target|service|backend) ')" 4
+	printf 'algo shuffle\n' >>"$XS_TMP/host.conf"
+	expect_refused_files "a setting in both files" "$XS_TMP/host.conf" 3 \
+		"algo is already set at $XS_TMP/fleet.conf:1" -f "$XS_TMP/fleet.conf" -f "$XS_TMP/host.conf"
+	expect_refused_files "an option given twice" "" 0 "option '--dry-run' is given twice" \
+		-f "$XS_TMP/fleet.conf" --dry-run --dry-run
+}
+
+# expect_refused_files WHAT FILE LINE PATTERN ARGS...: apply ARGS fails (FILE:LINE when FILE), maps unchanged.
+expect_refused_files() {
+	local what=$1 file=$2 line=$3 pat=$4 rc=0
+	shift 4
+	dump_state "$XS_TMP/before.dump"
+	xs apply "$IF_STEER" "$@" >"$XS_TMP/r.out" 2>"$XS_TMP/r.err" || rc=$?
+	[ "$rc" -ne 0 ] || fail "$what: accepted"
+	if [ -n "$file" ]; then
+		grep -Eq -- "^$file:$line: .*($pat)" "$XS_TMP/r.err" ||
+			fail "$what: want '$file:$line: ...$pat', got: $(cat "$XS_TMP/r.err")"
+	else
+		grep -Eq -- "$pat" "$XS_TMP/r.err" || fail "$what: want /$pat/, got: $(cat "$XS_TMP/r.err")"
+	fi
+	echo "ok: $what -> $(cat "$XS_TMP/r.err")"
+	assert_same_state "$what" "$XS_TMP/before.dump"
+}
+
+# Places a file names: an id another backend holds is freed by a first step and
+# taken by a second; a slot named twice is refused before either step, changing nothing.
+t_places() {
+	local id1 id2
+	attach --xdp-mode skb --seed "$SEED" >/dev/null
+	printf 'service %s:80/tcp\nbackend %s:80/tcp 10.9.1.1\nbackend %s:80/tcp 10.9.1.2\n' \
+		"$VIP4" "$VIP4" "$VIP4" >"$XS_TMP/p.conf"
+	xs apply "$IF_STEER" -f "$XS_TMP/p.conf" >/dev/null
+	id1=$(xs show "$IF_STEER" | sed -nE 's/^backend .* 10\.9\.1\.1 weight 1 id ([0-9]+) .*/\1/p')
+	id2=$(xs show "$IF_STEER" | sed -nE 's/^backend .* 10\.9\.1\.2 weight 1 id ([0-9]+) .*/\1/p')
+	# Swap the two ids: each is held by the other.
+	printf 'service %s:80/tcp slot-count 2\nbackend %s:80/tcp 10.9.1.1 id %s slots 1\nbackend %s:80/tcp 10.9.1.2 id %s slots 0\n' \
+		"$VIP4" "$VIP4" "$id2" "$VIP4" "$id1" >"$XS_TMP/swap.conf"
+	xs apply "$IF_STEER" -f "$XS_TMP/swap.conf" >"$XS_TMP/swap.out"
+	grep -q "first of two steps" "$XS_TMP/swap.out" || fail "no two steps: $(cat "$XS_TMP/swap.out")"
+	assert_eq "ids and slots as the file names them" \
+		"$(xs show "$IF_STEER" | grep '^backend' | sed -E 's/^backend [^ ]+ //')" \
+		"$(printf '10.9.1.2 weight 1 id %s slots 0\n10.9.1.1 weight 1 id %s slots 1' "$id1" "$id2")"
+	xs apply "$IF_STEER" -f "$XS_TMP/swap.conf" | grep -qx "  no changes" || fail "a second apply changed more"
+	printf 'service %s:80/tcp\nbackend %s:80/tcp 10.9.1.1 id %s slots 0\nbackend %s:80/tcp 10.9.1.3 slots 0\n' \
+		"$VIP4" "$VIP4" "$id1" "$VIP4" >"$XS_TMP/clash.conf"
+	expect_refused_files "a slot named twice, with an id to free" "$XS_TMP/clash.conf" 3 \
+		"slot 0 is named twice" -f "$XS_TMP/clash.conf"
+}
+
 # wait_for PATTERN FILE SECONDS
 wait_for() {
 	local i

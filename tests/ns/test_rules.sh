@@ -74,7 +74,7 @@ dev_unknown|target add @IF@ dev xsnosuch0|target dev xsnosuch0|1|interface .xsno
 qsize_range|target add @IF@ cpu 1 --qsize 0|target cpu 1 qsize 0|1|qsize: .0. is not a whole number from 1 to 16384
 qsize_dev|target add @IF@ dev @IF@ --qsize 64|target dev @IF@ qsize 64|1|qsize applies to cpu targets only
 target_dup|target add @IF@ cpu 0|target cpu 0;target cpu 0|2|target cpu 0 is already (a target|declared)
-seed|seed @IF@ 1234|seed 1234|1|seed .1234. is not 32 hex digits
+seed|seed @IF@ 1234|seed 1234|1|seed: a value of 4 characters is not 32 hex digits
 hash_fields|attach @IF2@ --hash-fields src,port|hash-fields src,port|1|unknown field .port.
 seed_file|attach @IF2@ --seed-file @KEY644@|seed-file @KEY644@|1|group or others may read it
 slots_twice|backend add @IF@ 10.9.0.10:80/tcp 10.9.1.9 --slots 0,0|service 10.9.0.10:80/tcp;backend 10.9.0.10:80/tcp 10.9.1.9 slots 0,0|2|slots: 0 is listed twice

@@ -90,8 +90,9 @@ static void xs_prescan(int argc, char **argv, struct xs_scan *s)
 static int xs_parse_args(const struct xs_cmd *cmd, int argc, char **argv, const int *skip,
 			 int nskip, struct xs_args *a)
 {
+	const char *value = NULL;
+	bool opts = true, repeat;
 	int i, k, j;
-	bool opts = true;
 
 	memset(a, 0, sizeof(*a));
 	a->cmd = cmd;
@@ -139,6 +140,12 @@ static int xs_parse_args(const struct xs_cmd *cmd, int argc, char **argv, const 
 				return -EINVAL;
 			}
 		}
+		repeat = !strcmp(xs_cmd_opt(cmd, j)->name, "file");
+		if (a->val[j] && !repeat) {
+			pr_warn("%s: option '--%s' is given twice\n", cmd->words,
+				xs_cmd_opt(cmd, j)->name);
+			return -EINVAL;
+		}
 		if (!xs_cmd_opt(cmd, j)->arg) {
 			if (eq) {
 				pr_warn("%s: option '--%s' takes no value\n", cmd->words,
@@ -147,14 +154,24 @@ static int xs_parse_args(const struct xs_cmd *cmd, int argc, char **argv, const 
 			}
 			a->val[j] = "";
 		} else if (eq) {
-			a->val[j] = eq + 1;
+			value = eq + 1;
 		} else if (i + 1 < argc) {
-			a->val[j] = argv[++i];
+			value = argv[++i];
 		} else {
 			pr_warn("%s: option '--%s' needs a value (%s)\n", cmd->words,
 				xs_cmd_opt(cmd, j)->name, xs_cmd_opt(cmd, j)->arg);
 			return -EINVAL;
 		}
+		if (value && repeat) {
+			if (a->nfiles == XS_MAX_FILES) {
+				pr_warn("%s: more than %d files\n", cmd->words, XS_MAX_FILES);
+				return -EINVAL;
+			}
+			a->files[a->nfiles++] = value;
+		}
+		if (value && !a->val[j])
+			a->val[j] = value;
+		value = NULL;
 	}
 	if (a->npos < cmd->min_pos) {
 		pr_warn("%s: missing arguments (%s)\n", cmd->words, cmd->synopsis);

@@ -15,6 +15,8 @@
 
 #define XS_MAX_POS 8
 #define XS_MAX_OPTS 24
+/* -f may be given several times: a fleet's shared file and a host's own, say. */
+#define XS_MAX_FILES 8
 
 /* Exit status: done; refused or failed (nothing changed); a usage error. */
 #define XS_EXIT_OK 0
@@ -31,6 +33,8 @@ struct xs_args {
 	int npos;
 	const char *pos[XS_MAX_POS];
 	const char *val[XS_MAX_OPTS]; /* value, "" for a flag, NULL if absent */
+	const char *files[XS_MAX_FILES]; /* every -f FILE, in order (val holds the first) */
+	int nfiles;
 };
 
 struct xs_args;

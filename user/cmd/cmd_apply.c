@@ -130,14 +130,15 @@ int xs_cmd_show(const struct xs_args *a)
 	return err;
 }
 
-/* Load, validate and commit the file once; a bad file changes nothing. */
-static int xs_apply_once(const struct xs_handle *h, const char *file, bool dry_run)
+/* Load, validate and commit the files once, as one configuration; a bad one changes nothing. */
+static int xs_apply_files(const struct xs_handle *h, const char *const *files, int n,
+			  bool dry_run)
 {
-	struct xs_commit_opts o = { .origin = file, .dry_run = dry_run };
+	struct xs_commit_opts o = { .origin = files[0], .dry_run = dry_run };
 	struct xs_model m;
 	int err;
 
-	err = xs_config_load(&file, 1, h->nr_cpus, &m);
+	err = xs_config_load(files, n, h->nr_cpus, &m);
 	if (err)
 		return err;
 	err = xs_model_commit(h, &m, &o);
@@ -215,7 +216,7 @@ static int xs_watch(const struct xs_handle *h, const char *file)
 				fflush(stdout);
 				continue;
 			}
-			if (xs_apply_once(h, file, false))
+			if (xs_apply_files(h, &file, 1, false))
 				fprintf(stderr, "%s: keeping the last applied state\n", file);
 			continue;
 		}
@@ -243,7 +244,8 @@ out:
 
 struct xs_apply_ctx {
 	const struct xs_handle *h;
-	const char *file;
+	const char *const *files;
+	int n;
 	bool dry_run;
 };
 
@@ -251,7 +253,7 @@ static int xs_apply_ctx_run(void *ctx)
 {
 	struct xs_apply_ctx *c = ctx;
 
-	return xs_apply_once(c->h, c->file, c->dry_run);
+	return xs_apply_files(c->h, c->files, c->n, c->dry_run);
 }
 
 int xs_cmd_apply(const struct xs_args *a)
@@ -275,11 +277,16 @@ int xs_cmd_apply(const struct xs_args *a)
 		pr_warn("apply: --json prints one document, and --watch runs on: choose one\n");
 		return -XS_EUSAGE;
 	}
+	if (watch && a->nfiles > 1) {
+		pr_warn("apply: --watch follows one file (xdpsteer agent -f A -f B follows several)\n");
+		return -XS_EUSAGE;
+	}
 	err = xs_open(a->pos[0], &h);
 	if (err)
 		return err;
 	if (json) {
-		struct xs_apply_ctx c = { .h = &h, .file = file, .dry_run = dry_run };
+		struct xs_apply_ctx c = { .h = &h, .files = a->files, .n = a->nfiles,
+					  .dry_run = dry_run };
 
 		/* The plan, as a document, printed once the apply is done (or only planned). */
 		err = xs_capture_stdout(xs_apply_ctx_run, &c, &text);
@@ -287,7 +294,7 @@ int xs_cmd_apply(const struct xs_args *a)
 			err = xs_json_print(a, xs_plan_json(text, h.ifname, file, dry_run));
 		free(text);
 	} else {
-		err = xs_apply_once(&h, file, dry_run);
+		err = xs_apply_files(&h, a->files, a->nfiles, dry_run);
 		if (!err && watch)
 			err = xs_watch(&h, file);
 	}

@@ -165,6 +165,12 @@ static int xs_cfg_setting(struct xs_cfg *c, int line, int k, char **tok, int nto
 	}
 	if (k == XS_SET_SEED && c->st && XS_CFG_DO(c, line, xs_check_secret_file(c->file, c->st)))
 		return -EPERM;
+	/* A file is a state: a new key at every apply of it would re-place every new flow. */
+	if (k == XS_SET_SEED && !strcmp(tok[1], "random")) {
+		xs_cfg_err(c, line, "seed random: a file names its seed (32 hex digits), or none to "
+			   "keep the running one; `xdpsteer seed IFACE random` rotates it");
+		return -EINVAL;
+	}
 	if (c->seen[k] && c->seen_in[k] == c->file) {
 		xs_cfg_err(c, line, "%s is already set at line %d", tok[0], c->seen[k]);
 		return -EINVAL;

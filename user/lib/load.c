@@ -27,7 +27,9 @@ static void xs_load_place(struct xs_place *p, const struct xs_pool *pool, const 
 	p->n_slots = 0;
 	for (b = first[id]; b != XS_NO_TARGET && p->n_slots < XS_MAX_WEIGHT; b = next[b])
 		p->slots[p->n_slots++] = b;
-	if (!p->n_slots && (t->flags & XS_TARGET_F_DRAIN) && t->bucket != XS_NO_TARGET)
+	/* Drained: where it returns, as long as that slot is still a hole (xs_pool_pick_bucket). */
+	if (!p->n_slots && (t->flags & XS_TARGET_F_DRAIN) && t->bucket < pool->hdr.n_buckets &&
+	    pool->bucket[t->bucket] == XS_NO_TARGET)
 		p->slots[p->n_slots++] = t->bucket;
 }
 

@@ -61,8 +61,9 @@ int xs_parse_seed(const char *s, __u64 seed[2])
 	int i;
 
 	if (strlen(p) != 32 || strspn(p, "0123456789abcdefABCDEF") != 32) {
-		pr_warn("seed '%s' is not 32 hex digits (a 128-bit SipHash key, e.g. the "
-			"'seed' that `xdpsteer status` shows on another host)\n", s);
+		/* Not echoed: a near miss of a secret is a secret too. */
+		pr_warn("seed: a value of %zu characters is not 32 hex digits (a 128-bit SipHash "
+			"key, as `xdpsteer show --secrets` prints it on another host)\n", strlen(s));
 		return -EINVAL;
 	}
 	for (i = 0; i < 2; i++) {

@@ -132,7 +132,7 @@ static int xs_plan_pool_backends(struct xs_plan *pl, struct xs_plan_pool *pp, in
 		id = cb->s.place.id != XS_NO_TARGET ? cb->s.place.id : xs_plan_free_backend(pl);
 		pl->be_id[in_file[k]] = id;
 		if (id == XS_NO_TARGET) {
-			xs_plan_err(pl, cb->line, "backend %s: all %u backends are in use", addr,
+			xs_plan_err(pl, cb->source, cb->line, "backend %s: all %u backends are in use", addr,
 				   XS_MAX_BACKENDS);
 			return -ENOSPC;
 		}
@@ -193,7 +193,7 @@ static int xs_plan_services(struct xs_plan *pl, const struct xs_service_entry *s
 		if (!pp) {
 			/* The VIP is what clients reach through us; a local one would be ours. */
 			if (xs_addr_is_local(cs->s.key.vip)) {
-				xs_plan_err(pl, cs->line, "service %s: the VIP is an address of this "
+				xs_plan_err(pl, cs->source, cs->line, "service %s: the VIP is an address of this "
 					    "host; a VIP must be routed to it, not assigned (backends "
 					    "hold it on their loopback)", name);
 				return -EINVAL;
@@ -210,7 +210,7 @@ static int xs_plan_services(struct xs_plan *pl, const struct xs_service_entry *s
 					break;
 			}
 			if (next_id >= XS_MAX_POOLS) {
-				xs_plan_err(pl, cs->line, "service %s: all %u services are in use",
+				xs_plan_err(pl, cs->source, cs->line, "service %s: all %u services are in use",
 					   name, XS_MAX_SERVICES);
 				return -ENOSPC;
 			}
@@ -234,6 +234,7 @@ static int xs_plan_services(struct xs_plan *pl, const struct xs_service_entry *s
 		}
 		pp->will = true;
 		pp->line = cs->line;
+		pp->source = cs->source;
 		pp->new_svc = cs->s.svc;
 		pp->new_svc.id = pp->id;
 		/* One seed and one set of hash fields per interface, as `seed` keeps it. */
@@ -285,7 +286,7 @@ static int xs_plan_check_sizes(struct xs_plan *pl)
 		line = pp->line;
 		if (!i)
 			line = m->hand_line ?: (m->n_tgt ? m->tgt[m->n_tgt - 1].line : 1);
-		xs_plan_err(pl, line, "%s", msg);
+		xs_plan_err(pl, i ? pp->source : NULL, line, "%s", msg);
 	}
 	return err;
 }
@@ -335,7 +336,7 @@ int xs_plan_build(struct xs_plan *pl)
 	if (!pl->all || !pl->next || !pl->p)
 		return -ENOMEM;
 	err = xs_targets_read(pl->h, pl->all) ?: xs_services_list(pl->h, &sv, &nsv) ?:
-	      xs_plan_index(pl) ?: xs_plan_defer(pl);
+	      xs_plan_index(pl) ?: xs_plan_check_places(pl) ?: xs_plan_defer(pl);
 	if (err)
 		goto out;
 	memcpy(pl->next, pl->all, XS_MAX_TARGETS * sizeof(*pl->all));

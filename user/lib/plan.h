@@ -22,6 +22,7 @@ struct xs_plan_pool {
 	struct xs_pool old, new;
 	struct xs_service_key key;
 	struct xs_service old_svc, new_svc;
+	const char *source;	/* the file of its service, or NULL */
 	int line;		/* of its service (or settings) in the file */
 };
 
@@ -64,9 +65,11 @@ int xs_plan_build(struct xs_plan *pl);
 void xs_plan_free(struct xs_plan *pl);
 /* One change, printed in the plan ("+ target cpu 1") and counted. */
 void xs_plan_say(struct xs_plan *pl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* An error at @line of the model's file (FILE:LINE: ...), or of the interface. */
-void xs_plan_err(const struct xs_plan *pl, int line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/* An error at @line of @source (NULL: the commit's origin) as FILE:LINE, or of the interface. */
+void xs_plan_err(const struct xs_plan *pl, const char *source, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Every pool the model places, checked whole before anything is written (plan_place.c). */
+int xs_plan_check_places(struct xs_plan *pl);
 /* Which objects wait for a second commit (plan_place.c). */
 int xs_plan_defer(struct xs_plan *pl);
 /* Is target id @id claimed by a model object's explicit place? */

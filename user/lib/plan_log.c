@@ -17,12 +17,13 @@ void xs_plan_say(struct xs_plan *pl, const char *fmt, ...)
 	fputc('\n', pl->out);
 }
 
-void xs_plan_err(const struct xs_plan *pl, int line, const char *fmt, ...)
+void xs_plan_err(const struct xs_plan *pl, const char *source, int line, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (pl->origin && line > 0)
-		fprintf(stderr, "%s:%d: ", pl->origin, line);
+	source = source ?: pl->origin;
+	if (source && line > 0)
+		fprintf(stderr, "%s:%d: ", source, line);
 	else
 		fprintf(stderr, "%s: ", pl->h->ifname);
 	va_start(ap, fmt);

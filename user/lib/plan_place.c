@@ -13,6 +13,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include "endpoint.h"
+#include "log.h"
 #include "plan.h"
 
 bool xs_plan_claimed(const struct xs_plan *pl, __u32 id)
@@ -104,8 +105,12 @@ struct xs_member {
 	bool drain;
 	__u32 weight;
 	const struct xs_place *place;
+	const char *source;
 	int line;
 };
+
+/* A slot a drained object will return to: no other object may take it meanwhile. */
+#define XS_RESERVED (XS_NO_TARGET - 1)
 
 /* Lowest hole of @p from *@cursor on, else a new bucket at the end. */
 static __u32 xs_next_free(struct xs_pool *p, __u32 *cursor)
@@ -117,20 +122,23 @@ static __u32 xs_next_free(struct xs_pool *p, __u32 *cursor)
 	return *cursor;
 }
 
-static int xs_place_members(struct xs_plan *pl, struct xs_plan_pool *pp, const char *what,
-			    const struct xs_member *mb, __u32 n, __u32 count)
+/*
+ * Build @p from @mb alone: at least @count slots (a pool keeps its holes),
+ * or as many as the highest named slot needs; named slots first (a drained
+ * object's kept free for its return), then each object's remaining weight
+ * lowest hole first, then appended. With @next, each target's first bucket
+ * is set there too.
+ */
+static int xs_place_members(struct xs_plan *pl, struct xs_pool *p, int line, const char *what,
+			    const struct xs_member *mb, __u32 n, __u32 count,
+			    struct xs_target *next)
 {
 	__u32 i, k, b, top = count, cursor = 0, total = 0, *grown;
-	struct xs_pool *p = &pp->new;
 
 	for (i = 0; i < n; i++) {
 		total += mb[i].drain ? 0 : mb[i].weight;
-		for (k = 0; !mb[i].drain && k < mb[i].place->n_slots; k++)
+		for (k = 0; k < mb[i].place->n_slots; k++)
 			top = mb[i].place->slots[k] + 1 > top ? mb[i].place->slots[k] + 1 : top;
-	}
-	if (count && top > count) {
-		xs_plan_err(pl, pp->line, "%s: a slot beyond its slot-count %u", what, count);
-		return -EINVAL;
 	}
 	grown = realloc(p->bucket, ((size_t)top + total + 1) * sizeof(*grown));
 	if (!grown)
@@ -144,18 +152,27 @@ static int xs_place_members(struct xs_plan *pl, struct xs_plan_pool *pp, const c
 		for (k = 0; !mb[i].drain && k < mb[i].place->n_slots; k++) {
 			b = mb[i].place->slots[k];
 			if (p->bucket[b] != XS_NO_TARGET) {
-				xs_plan_err(pl, mb[i].line, "%s: slot %u is named twice", what, b);
+				xs_plan_err(pl, mb[i].line ? mb[i].source : NULL, mb[i].line ?: line,
+					    "%s: slot %u is named twice", what, b);
 				return -EINVAL;
 			}
 			p->bucket[b] = mb[i].id;
 		}
 	}
+	/* A drained object's return slots are kept free, where no live object holds them. */
+	for (i = 0; i < n; i++)
+		for (k = 0; mb[i].drain && k < mb[i].place->n_slots; k++)
+			if (p->bucket[mb[i].place->slots[k]] == XS_NO_TARGET)
+				p->bucket[mb[i].place->slots[k]] = XS_RESERVED;
 	for (i = 0; i < n; i++) {
 		for (k = mb[i].drain ? mb[i].weight : mb[i].place->n_slots; k < mb[i].weight; k++)
 			p->bucket[xs_next_free(p, &cursor)] = mb[i].id;
 	}
-	for (i = 0; i < n; i++) {
-		struct xs_target *t = &pl->next[mb[i].id];
+	for (b = 0; b < p->hdr.n_buckets; b++)
+		if (p->bucket[b] == XS_RESERVED)
+			p->bucket[b] = XS_NO_TARGET;
+	for (i = 0; next && i < n; i++) {
+		struct xs_target *t = &next[mb[i].id];
 
 		/* The first slot it holds, or (drained) the first it returns to. */
 		t->bucket = mb[i].place->n_slots ? mb[i].place->slots[0] : t->bucket;
@@ -168,43 +185,102 @@ static int xs_place_members(struct xs_plan *pl, struct xs_plan_pool *pp, const c
 	return 0;
 }
 
+/* The members of pool @s (-1: queues) with the ids the plan gave them, or (@any) their index. */
+static __u32 xs_plan_members(const struct xs_plan *pl, int s, bool any, struct xs_member *mb,
+			     bool *named)
+{
+	const struct xs_model *m = pl->m;
+	__u32 i, n = 0, id;
+
+	*named = false;
+	for (i = 0; s < 0 && i < m->n_tgt; i++) {
+		id = any ? i : pl->tgt_id[i];
+		if (id == XS_NO_TARGET)
+			continue;
+		mb[n++] = (struct xs_member){ id, m->tgt[i].s.drain, 1, &m->tgt[i].s.place,
+					      m->tgt[i].source, m->tgt[i].line };
+		*named |= m->tgt[i].s.place.n_slots > 0;
+	}
+	for (i = 0; s >= 0 && i < m->n_be; i++) {
+		id = any ? i : pl->be_id[i];
+		if (m->be[i].service != (__u32)s || id == XS_NO_TARGET)
+			continue;
+		mb[n++] = (struct xs_member){ id, m->be[i].s.drain, m->be[i].s.t.weight,
+					      &m->be[i].s.place, m->be[i].source, m->be[i].line };
+		*named |= m->be[i].s.place.n_slots > 0;
+	}
+	return n;
+}
+
+static void xs_pool_what(const struct xs_model *m, int s, char *buf, size_t len)
+{
+	if (s < 0) {
+		snprintf(buf, len, "queues");
+		return;
+	}
+	snprintf(buf, len, "service ");
+	xs_format_service(&m->svc[s].s.key, buf + 8, len - 8);
+}
+
+/*
+ * Every pool the model places, built whole from the model before anything
+ * is written: a slot named twice, or a pool its algorithm cannot hold, is
+ * refused here, not half way through a commit of two steps.
+ */
+int xs_plan_check_places(struct xs_plan *pl)
+{
+	const struct xs_model *m = pl->m;
+	struct xs_member *mb = calloc((m->n_tgt > m->n_be ? m->n_tgt : m->n_be) + 1, sizeof(*mb));
+	struct xs_pool scratch = { 0 };
+	char what[96], msg[256];
+	__u32 n, count;
+	bool named;
+	int s, err = 0, line;
+
+	if (!mb)
+		return -ENOMEM;
+	for (s = -1; !err && s < (int)m->n_svc; s++) {
+		n = xs_plan_members(pl, s, true, mb, &named);
+		count = s < 0 ? m->set.slot_count : m->svc[s].s.slot_count;
+		if (!named && !count)
+			continue;
+		xs_pool_what(m, s, what, sizeof(what));
+		line = s < 0 ? m->hand_line : m->svc[s].line;
+		scratch.hdr.algo = s < 0 ? m->set.algo : m->svc[s].s.algo;
+		scratch.hdr.hand_size = s < 0 ? m->set.hand_size : m->svc[s].s.hand_size;
+		err = xs_place_members(pl, &scratch, line, what, mb, n, count, NULL);
+		if (err)
+			break;
+		xs_log_capture(msg, sizeof(msg));
+		err = xs_pool_check_size(what, &scratch.hdr, scratch.hdr.n_buckets);
+		xs_log_capture(NULL, 0);
+		if (err)
+			xs_plan_err(pl, s < 0 ? NULL : m->svc[s].source, line, "%s", msg);
+	}
+	xs_pool_free(&scratch);
+	free(mb);
+	return err;
+}
+
 int xs_plan_place(struct xs_plan *pl, struct xs_plan_pool *pp, int s)
 {
 	const struct xs_model *m = pl->m;
-	struct xs_member *mb;
 	struct xs_pool before = { 0 };
+	struct xs_member *mb;
 	char what[96];
-	__u32 i, n = 0, count;
-	bool named = false;
-	int err;
+	__u32 n, count;
+	bool named;
+	int err = 0;
 
 	count = s < 0 ? m->set.slot_count : m->svc[s].s.slot_count;
 	mb = calloc((s < 0 ? m->n_tgt : m->n_be) + 1, sizeof(*mb));
 	if (!mb)
 		return -ENOMEM;
-	for (i = 0; s < 0 && i < m->n_tgt; i++) {
-		if (pl->tgt_id[i] == XS_NO_TARGET)
-			continue;
-		mb[n++] = (struct xs_member){ pl->tgt_id[i], m->tgt[i].s.drain, 1,
-					      &m->tgt[i].s.place, m->tgt[i].line };
-		named |= m->tgt[i].s.place.n_slots > 0;
-	}
-	for (i = 0; s >= 0 && i < m->n_be; i++) {
-		if (m->be[i].service != (__u32)s || pl->be_id[i] == XS_NO_TARGET)
-			continue;
-		mb[n++] = (struct xs_member){ pl->be_id[i], m->be[i].s.drain, m->be[i].s.t.weight,
-					      &m->be[i].s.place, m->be[i].line };
-		named |= m->be[i].s.place.n_slots > 0;
-	}
-	err = 0;
+	n = xs_plan_members(pl, s, false, mb, &named);
 	if (named || count) {
-		if (s < 0) {
-			snprintf(what, sizeof(what), "queues");
-		} else {
-			snprintf(what, sizeof(what), "service ");
-			xs_format_service(&m->svc[s].s.key, what + 8, sizeof(what) - 8);
-		}
-		err = xs_pool_copy(&before, &pp->new) ?: xs_place_members(pl, pp, what, mb, n, count);
+		xs_pool_what(m, s, what, sizeof(what));
+		err = xs_pool_copy(&before, &pp->new) ?:
+		      xs_place_members(pl, &pp->new, pp->line, what, mb, n, count, pl->next);
 		if (!err && !xs_pool_same(&before, &pp->new))
 			xs_plan_say(pl, "~ %s: slots as the model places them", what);
 		xs_pool_free(&before);

@@ -71,8 +71,9 @@ static __u32 xs_plan_target_id(const struct xs_plan *pl, __u32 i)
 	for (id = XS_DEV_BASE; id < XS_BACKEND_BASE; id++)
 		if (XS_FREE(id) && !all[id].kind && !next[id].kind)
 			return id;
+	/* Last, one an interface that is gone had: its memory of a slot goes. */
 	for (id = XS_DEV_BASE; id < XS_BACKEND_BASE; id++)
-		if (XS_FREE(id) && next[id].kind != XS_TARGET_DEV)
+		if (XS_FREE(id))
 			return id;
 #undef XS_FREE
 	return XS_NO_TARGET;
@@ -135,7 +136,7 @@ static int xs_plan_queue_targets(struct xs_plan *pl)
 				continue;
 			id = xs_plan_target_id(pl, i);
 			if (id == XS_NO_TARGET) {
-				xs_plan_err(pl, ct->line, "target dev %s: all %u dev targets are in use",
+				xs_plan_err(pl, ct->source, ct->line, "target dev %s: all %u dev targets are in use",
 					   ct->s.ifname, XS_MAX_DEVS);
 				return -ENOSPC;
 			}

@@ -472,7 +472,12 @@ int xs_txn_commit(struct xs_txn *t)
 	}
 	xs_txn_unname_services(t);
 	xs_txn_pin(t, next);
-	err = err ? -EIO : 0;
+	/*
+	 * Switched: the change is live whether or not the wait for old readers
+	 * worked (xs_txn_flip() said so). Reporting a failure would make the
+	 * caller undo target writes that the live pools already name.
+	 */
+	err = 0;
 out:
 	xs_writes_free(&w);
 	xs_txn_abort(t);

@@ -23,7 +23,11 @@ int xs_txn_service(struct xs_txn *t, const struct xs_service_key *key,
 		   const struct xs_service *svc);
 /* Stage the removal of service @key, id @id, and its pool. */
 int xs_txn_service_del(struct xs_txn *t, const struct xs_service_key *key, __u32 id);
-/* Make everything staged visible at once; frees @t either way. */
+/*
+ * Make everything staged visible at once; frees @t either way. 0 once the
+ * flip is done (even if waiting out old readers failed: that is printed),
+ * -errno when nothing became visible.
+ */
 int xs_txn_commit(struct xs_txn *t);
 /* Drop everything staged; frees @t. Nothing was visible. */
 void xs_txn_abort(struct xs_txn *t);
