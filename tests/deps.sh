@@ -6,7 +6,8 @@ set -euo pipefail
 
 PKGS=(clang llvm clang-19 libbpf-dev libxdp-dev xdp-tools bpftool libelf-dev zlib1g-dev
       pkg-config gcc-multilib make iproute2 socat python3 procps ethtool util-linux
-      libclang-rt-14-dev cppcheck clang-tidy-14 valgrind)
+      libclang-rt-14-dev cppcheck clang-tidy-14 valgrind
+      libcurl4-openssl-dev libjson-c-dev etcd-server etcd-client bird2)
 
 missing=()
 for p in "${PKGS[@]}"; do
