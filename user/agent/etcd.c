@@ -20,7 +20,6 @@
 /* gRPC status codes the gateway passes on. */
 #define XS_GRPC_NOT_FOUND 5
 #define XS_GRPC_OUT_OF_RANGE 11
-#define XS_GRPC_UNAUTHENTICATED 16
 
 struct xs_buf {
 	char *p;
@@ -233,13 +232,20 @@ static int xs_etcd_answer_error(struct xs_etcd *e, struct json_object *o, long h
 
 static int xs_etcd_authenticate(struct xs_etcd *e);
 
+/* How a request authenticates. */
+enum xs_auth {
+	XS_AUTH_NONE,		/* /v3/auth/authenticate itself */
+	XS_AUTH,		/* with the token; refused, once more with a new one */
+	XS_AUTH_RETRY,		/* that once more */
+};
+
 /*
  * POST @body to @path; *@out the parsed answer. An unreachable endpoint
  * moves on to the next one for the next request; an expired token is
  * renewed once.
  */
 static int xs_etcd_call(struct xs_etcd *e, const char *path, struct json_object *body,
-			struct json_object **out, bool may_auth)
+			struct json_object **out, enum xs_auth auth)
 {
 	struct curl_slist *hdrs;
 	struct json_object *o;
@@ -248,7 +254,7 @@ static int xs_etcd_call(struct xs_etcd *e, const char *path, struct json_object 
 	int code;
 
 	*out = NULL;
-	if (may_auth && e->user && !e->token && xs_etcd_authenticate(e))
+	if (auth != XS_AUTH_NONE && e->user && !e->token && xs_etcd_authenticate(e))
 		return -EIO;
 	curl_easy_reset(e->unary);
 	xs_etcd_setup(e, e->unary, path);
@@ -276,10 +282,16 @@ static int xs_etcd_call(struct xs_etcd *e, const char *path, struct json_object 
 	}
 	if (code) {
 		json_object_put(o);
-		if (code == XS_GRPC_UNAUTHENTICATED && may_auth && e->user) {
+		/*
+		 * A token expires, and etcd says so in more than one way ("invalid
+		 * auth token", "user name is empty", "revision in header is old"):
+		 * any refusal but these two is worth one try with a new token.
+		 */
+		if (code != XS_GRPC_NOT_FOUND && code != XS_GRPC_OUT_OF_RANGE && auth == XS_AUTH &&
+		    e->user) {
 			free(e->token);
 			e->token = NULL;
-			return xs_etcd_call(e, path, body, out, false);
+			return xs_etcd_call(e, path, body, out, XS_AUTH_RETRY);
 		}
 		return code == XS_GRPC_NOT_FOUND	  ? -ENOENT :
 		       code == XS_GRPC_OUT_OF_RANGE ? -ESTALE :
@@ -296,7 +308,7 @@ static int xs_etcd_authenticate(struct xs_etcd *e)
 
 	json_object_object_add(body, "name", json_object_new_string(e->user));
 	json_object_object_add(body, "password", json_object_new_string(e->password ?: ""));
-	err = xs_etcd_call(e, "/v3/auth/authenticate", body, &o, false);
+	err = xs_etcd_call(e, "/v3/auth/authenticate", body, &o, XS_AUTH_NONE);
 	json_object_put(body);
 	if (err)
 		return err;
@@ -347,7 +359,7 @@ int xs_etcd_get(struct xs_etcd *e, const char *key, long long rev, struct xs_etc
 	xs_json_add_b64(body, "key", key, strlen(key));
 	if (rev)
 		xs_json_add_i64(body, "revision", rev);
-	err = xs_etcd_call(e, "/v3/kv/range", body, &o, true);
+	err = xs_etcd_call(e, "/v3/kv/range", body, &o, XS_AUTH);
 	json_object_put(body);
 	if (err)
 		return err;
@@ -389,7 +401,7 @@ int xs_etcd_put(struct xs_etcd *e, const char *key, const char *value, long long
 	xs_json_add_b64(body, "value", value, strlen(value));
 	if (lease)
 		xs_json_add_i64(body, "lease", lease);
-	err = xs_etcd_call(e, "/v3/kv/put", body, &o, true);
+	err = xs_etcd_call(e, "/v3/kv/put", body, &o, XS_AUTH);
 	json_object_put(body);
 	json_object_put(o);
 	return err;
@@ -401,7 +413,7 @@ int xs_etcd_lease_grant(struct xs_etcd *e, long long ttl, long long *id)
 	int err;
 
 	xs_json_add_i64(body, "TTL", ttl);
-	err = xs_etcd_call(e, "/v3/lease/grant", body, &o, true);
+	err = xs_etcd_call(e, "/v3/lease/grant", body, &o, XS_AUTH);
 	json_object_put(body);
 	if (err)
 		return err;
@@ -421,7 +433,7 @@ int xs_etcd_lease_keepalive(struct xs_etcd *e, long long id, long long *ttl)
 
 	xs_json_add_i64(body, "ID", id);
 	/* A stream of one request: the gateway answers {"result": {...}}. */
-	err = xs_etcd_call(e, "/v3/lease/keepalive", body, &o, true);
+	err = xs_etcd_call(e, "/v3/lease/keepalive", body, &o, XS_AUTH);
 	json_object_put(body);
 	if (err)
 		return err;
@@ -436,7 +448,7 @@ int xs_etcd_lease_revoke(struct xs_etcd *e, long long id)
 	int err;
 
 	xs_json_add_i64(body, "ID", id);
-	err = xs_etcd_call(e, "/v3/lease/revoke", body, &o, true);
+	err = xs_etcd_call(e, "/v3/lease/revoke", body, &o, XS_AUTH);
 	json_object_put(body);
 	json_object_put(o);
 	return err;
@@ -450,10 +462,9 @@ static void xs_etcd_queue(struct xs_etcd *e, struct json_object *o)
 
 	if (!json_object_object_get_ex(o, "result", &r)) {
 		/* The stream ended in an error: say why, and let the caller start over. */
-		if (xs_etcd_answer_error(e, o, 200) == XS_GRPC_UNAUTHENTICATED) {
-			free(e->token);
-			e->token = NULL;
-		}
+		xs_etcd_answer_error(e, o, 200);
+		free(e->token);
+		e->token = NULL; /* perhaps expired: the next watch takes a new one */
 		e->watch_failed = true;
 		json_object_put(o);
 		return;
