@@ -248,6 +248,8 @@ static void xs_agent_apply(struct xs_agent *a)
 			       a->revision, f->name, f->applied);
 			continue;
 		}
+		/* What a commit that succeeded warned about is in the log, not an error. */
+		f->error[0] = 0;
 		f->applied = a->revision;
 		ok++;
 	}
@@ -316,6 +318,14 @@ int xs_agent_drain(struct xs_agent *a, bool drain)
 
 /* ---- etcd -------------------------------------------------------------------- */
 
+/* etcd answered: whatever was wrong with it is over. */
+static void xs_agent_etcd_up(struct xs_agent *a)
+{
+	a->etcd_up = true;
+	a->etcd_error[0] = 0;
+	a->backoff_ms = XS_BACKOFF_MIN_MS;
+}
+
 static void xs_agent_etcd_down(struct xs_agent *a, long long now, const char *why)
 {
 	int jitter = a->backoff_ms / 5;
@@ -383,9 +393,7 @@ static void xs_agent_on_watch(void *ctx, struct json_object *r)
 		return;
 	}
 	if (xs_json_bool(r, "created")) {
-		a->etcd_up = true;
-		a->backoff_ms = XS_BACKOFF_MIN_MS;
-		a->etcd_error[0] = 0;
+		xs_agent_etcd_up(a);
 		printf("agent: etcd %s: watching %s from revision %lld\n",
 		       xs_etcd_endpoint(a->etcd), a->watch_prefix, a->seen + 1);
 		return;
@@ -535,6 +543,7 @@ static void xs_agent_etcd_step(struct xs_agent *a, long long now, bool *force)
 			return;
 		}
 		a->keepalive_at = now + (ttl * 1000 / 3 > 500 ? ttl * 1000 / 3 : 500);
+		xs_agent_etcd_up(a);
 	}
 	if (a->status_dirty) {
 		status = xs_agent_status_json(a);
