@@ -34,6 +34,8 @@ fi
 
 # shellcheck source=tests/ns/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=tests/ns/agent_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/agent_lib.sh"
 
 LBT=$XS_TOP/tests/ns/lb_traffic.py
 HOLD=$XS_TOP/tests/ns/churn_hold.py
@@ -96,44 +98,7 @@ port() {
 	ip -n "$ns" link set "$ifc" up
 }
 
-# daemon NAME NS CMD...: a process that outlives the test starting it; its pid in
-# $XS_TMP/NAME.pid, its output appended to $XS_TMP/NAME.log. Every process in
-# our namespaces is ended at cleanup (kill_ns_pids), these included.
-daemon() {
-	local name=$1 ns=$2
-	shift 2
-	vlog "(daemon $name in $ns) $*"
-	nsenter --net=/run/netns/"$ns" -- "$@" >>"$XS_TMP/$name.log" 2>&1 </dev/null &
-	echo $! >"$XS_TMP/$name.pid"
-}
-# alive PID: running (a zombie is not).
-alive() { [ -e "/proc/$1" ] && ! grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat" 2>/dev/null; }
-# stop_daemon NAME [SIGNAL]: signal it and wait (10 s) until it is gone.
-stop_daemon() {
-	local pid i
-	pid=$(cat "$XS_TMP/$1.pid")
-	kill "-${2:-TERM}" "$pid" 2>/dev/null || true
-	for ((i = 0; i < 200; i++)); do
-		alive "$pid" || return 0
-		sleep 0.05
-	done
-	fail "$1 (pid $pid) did not stop on SIG${2:-TERM}"
-}
-
-start_etcd() {
-	daemon etcd "$NS_ET" etcd --name fleet --data-dir "$XS_TMP/etcd" \
-		--listen-client-urls "$ETCD_URL,$ETCD_LOCAL" --advertise-client-urls "$ETCD_URL" \
-		--listen-peer-urls http://127.0.0.1:2380 --initial-advertise-peer-urls http://127.0.0.1:2380 \
-		--initial-cluster fleet=http://127.0.0.1:2380 --log-level warn
-	local i
-	for ((i = 0; i < 100; i++)); do
-		run_in "$NS_ET" etcdctl --endpoints "$ETCD_LOCAL" endpoint health >/dev/null 2>&1 && return 0
-		sleep 0.1
-	done
-	echo "etcd did not become healthy in 10 s:"
-	tail -n 20 "$XS_TMP/etcd.log"
-	return 1
-}
+start_fleet_etcd() { start_etcd etcd "$NS_ET" "$ETCD_URL,$ETCD_LOCAL"; }
 
 # BGP timers short enough for a test; no graceful restart, so a dead host's
 # routes go with its session.
@@ -236,7 +201,7 @@ setup_fleet() {
 		daemon "be$i.srv" "$ns" "$PYTHON" "$LBT" serve --id "$(be4 "$i")" --bind "$VIP" \
 			--port "$PORT" --ready "$XS_TMP/be$i.ready" --max-seconds 600
 	done
-	start_etcd || return 1
+	start_fleet_etcd || return 1
 	start_router_bird
 	for i in "${LBS[@]}"; do start_lb_bird "$i"; done
 	for i in "${BES[@]}"; do wait_file "$XS_TMP/be$i.ready" 15 || return 1; done
@@ -419,7 +384,7 @@ t_etcd_restart() {
 			"$(agent_status "$i" | pyx 'd["etcd_error"] is not None and d["announced"] and d["error"] is None' -)"
 	done
 	assert_eq "router paths while etcd is down" "$(paths)" 3
-	start_etcd
+	start_fleet_etcd
 	echo "etcd is back"
 	for i in "${LBS[@]}"; do
 		local k
