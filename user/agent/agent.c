@@ -661,7 +661,7 @@ static void xs_agent_teardown(struct xs_agent *a)
 	}
 	if (a->etcd) {
 		/* The status key goes with its lease: no key, no agent. */
-		if (a->connected && a->lease)
+		if (a->etcd_up && a->lease)
 			xs_etcd_lease_revoke(a->etcd, a->lease);
 		xs_etcd_free(a->etcd);
 		curl_global_cleanup();
