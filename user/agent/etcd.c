@@ -230,32 +230,21 @@ static int xs_etcd_answer_error(struct xs_etcd *e, struct json_object *o, long h
 	return 0;
 }
 
-static int xs_etcd_authenticate(struct xs_etcd *e);
-
-/* How a request authenticates. */
-enum xs_auth {
-	XS_AUTH_NONE,		/* /v3/auth/authenticate itself */
-	XS_AUTH,		/* with the token; refused, once more with a new one */
-	XS_AUTH_RETRY,		/* that once more */
-};
-
 /*
- * POST @body to @path; *@out the parsed answer. An unreachable endpoint
- * moves on to the next one for the next request; an expired token is
- * renewed once.
+ * POST @body to @path; *@out the parsed answer, or in *@code the gRPC code
+ * of etcd's refusal (-1 when there is none to tell). An unreachable endpoint
+ * moves on to the next one for the next request.
  */
-static int xs_etcd_call(struct xs_etcd *e, const char *path, struct json_object *body,
-			struct json_object **out, enum xs_auth auth)
+static int xs_etcd_post(struct xs_etcd *e, const char *path, struct json_object *body,
+			struct json_object **out, int *code)
 {
 	struct curl_slist *hdrs;
 	struct json_object *o;
 	CURLcode rc;
 	long http = 0;
-	int code;
 
 	*out = NULL;
-	if (auth != XS_AUTH_NONE && e->user && !e->token && xs_etcd_authenticate(e))
-		return -EIO;
+	*code = 0;
 	curl_easy_reset(e->unary);
 	xs_etcd_setup(e, e->unary, path);
 	hdrs = xs_etcd_headers(e);
@@ -271,31 +260,21 @@ static int xs_etcd_call(struct xs_etcd *e, const char *path, struct json_object 
 	if (rc != CURLE_OK) {
 		xs_etcd_err(e, "%s: %s", e->eps[e->cur], curl_easy_strerror(rc));
 		e->cur = (e->cur + 1) % e->n_eps;
+		*code = -1;
 		return -EIO;
 	}
 	curl_easy_getinfo(e->unary, CURLINFO_RESPONSE_CODE, &http);
 	o = e->resp.len ? json_tokener_parse(e->resp.p) : NULL;
-	code = xs_etcd_answer_error(e, o, http);
-	if (!code && !o) {
+	*code = xs_etcd_answer_error(e, o, http);
+	if (!*code && !o) {
 		xs_etcd_err(e, "%s%s: the answer is not JSON", e->eps[e->cur], path);
-		code = -1;
+		*code = -1;
 	}
-	if (code) {
+	if (*code) {
 		json_object_put(o);
-		/*
-		 * A token expires, and etcd says so in more than one way ("invalid
-		 * auth token", "user name is empty", "revision in header is old"):
-		 * any refusal but these two is worth one try with a new token.
-		 */
-		if (code != XS_GRPC_NOT_FOUND && code != XS_GRPC_OUT_OF_RANGE && auth == XS_AUTH &&
-		    e->user) {
-			free(e->token);
-			e->token = NULL;
-			return xs_etcd_call(e, path, body, out, XS_AUTH_RETRY);
-		}
-		return code == XS_GRPC_NOT_FOUND	  ? -ENOENT :
-		       code == XS_GRPC_OUT_OF_RANGE ? -ESTALE :
-						      -EIO;
+		return *code == XS_GRPC_NOT_FOUND    ? -ENOENT :
+		       *code == XS_GRPC_OUT_OF_RANGE ? -ESTALE :
+						       -EIO;
 	}
 	*out = o;
 	return 0;
@@ -304,11 +283,11 @@ static int xs_etcd_call(struct xs_etcd *e, const char *path, struct json_object 
 static int xs_etcd_authenticate(struct xs_etcd *e)
 {
 	struct json_object *body = json_object_new_object(), *o, *v;
-	int err;
+	int err, code;
 
 	json_object_object_add(body, "name", json_object_new_string(e->user));
 	json_object_object_add(body, "password", json_object_new_string(e->password ?: ""));
-	err = xs_etcd_call(e, "/v3/auth/authenticate", body, &o, XS_AUTH_NONE);
+	err = xs_etcd_post(e, "/v3/auth/authenticate", body, &o, &code);
 	json_object_put(body);
 	if (err)
 		return err;
@@ -321,6 +300,31 @@ static int xs_etcd_authenticate(struct xs_etcd *e)
 	e->token = strdup(json_object_get_string(v));
 	json_object_put(o);
 	return e->token ? 0 : -ENOMEM;
+}
+
+/* xs_etcd_post() as the configured user, if any: with a token, renewed once if refused. */
+static int xs_etcd_call(struct xs_etcd *e, const char *path, struct json_object *body,
+			struct json_object **out)
+{
+	int err, code, attempt;
+
+	*out = NULL;
+	for (attempt = 0;; attempt++) {
+		if (e->user && !e->token && xs_etcd_authenticate(e))
+			return -EIO;
+		err = xs_etcd_post(e, path, body, out, &code);
+		/*
+		 * A token expires, and etcd says so in more than one way ("invalid
+		 * auth token", "user name is empty", "revision in header is old"):
+		 * any refusal but a missing lease or a compacted revision is worth
+		 * one try with a new token.
+		 */
+		if (!err || !e->user || attempt || code <= 0 || code == XS_GRPC_NOT_FOUND ||
+		    code == XS_GRPC_OUT_OF_RANGE)
+			return err;
+		free(e->token);
+		e->token = NULL;
+	}
 }
 
 /* A 64-bit field the gateway writes as a string (absent: 0). */
@@ -359,7 +363,7 @@ int xs_etcd_get(struct xs_etcd *e, const char *key, long long rev, struct xs_etc
 	xs_json_add_b64(body, "key", key, strlen(key));
 	if (rev)
 		xs_json_add_i64(body, "revision", rev);
-	err = xs_etcd_call(e, "/v3/kv/range", body, &o, XS_AUTH);
+	err = xs_etcd_call(e, "/v3/kv/range", body, &o);
 	json_object_put(body);
 	if (err)
 		return err;
@@ -401,7 +405,7 @@ int xs_etcd_put(struct xs_etcd *e, const char *key, const char *value, long long
 	xs_json_add_b64(body, "value", value, strlen(value));
 	if (lease)
 		xs_json_add_i64(body, "lease", lease);
-	err = xs_etcd_call(e, "/v3/kv/put", body, &o, XS_AUTH);
+	err = xs_etcd_call(e, "/v3/kv/put", body, &o);
 	json_object_put(body);
 	json_object_put(o);
 	return err;
@@ -413,7 +417,7 @@ int xs_etcd_lease_grant(struct xs_etcd *e, long long ttl, long long *id)
 	int err;
 
 	xs_json_add_i64(body, "TTL", ttl);
-	err = xs_etcd_call(e, "/v3/lease/grant", body, &o, XS_AUTH);
+	err = xs_etcd_call(e, "/v3/lease/grant", body, &o);
 	json_object_put(body);
 	if (err)
 		return err;
@@ -433,7 +437,7 @@ int xs_etcd_lease_keepalive(struct xs_etcd *e, long long id, long long *ttl)
 
 	xs_json_add_i64(body, "ID", id);
 	/* A stream of one request: the gateway answers {"result": {...}}. */
-	err = xs_etcd_call(e, "/v3/lease/keepalive", body, &o, XS_AUTH);
+	err = xs_etcd_call(e, "/v3/lease/keepalive", body, &o);
 	json_object_put(body);
 	if (err)
 		return err;
@@ -448,7 +452,7 @@ int xs_etcd_lease_revoke(struct xs_etcd *e, long long id)
 	int err;
 
 	xs_json_add_i64(body, "ID", id);
-	err = xs_etcd_call(e, "/v3/lease/revoke", body, &o, XS_AUTH);
+	err = xs_etcd_call(e, "/v3/lease/revoke", body, &o);
 	json_object_put(body);
 	json_object_put(o);
 	return err;
@@ -471,7 +475,7 @@ static void xs_etcd_queue(struct xs_etcd *e, struct json_object *o)
 	}
 	if (e->n_queue == e->cap_queue) {
 		size_t cap = e->cap_queue ? 2 * e->cap_queue : 16;
-		struct json_object **q = realloc(e->queue, cap * sizeof(*q));
+		struct json_object **q = realloc(e->queue, cap * sizeof(struct json_object *));
 
 		if (!q) {
 			xs_etcd_err(e, "out of memory");
