@@ -326,9 +326,18 @@ static void xs_agent_etcd_up(struct xs_agent *a)
 	a->backoff_ms = XS_BACKOFF_MIN_MS;
 }
 
+/* Up to a fifth of the backoff, different on every host: a fleet does not retry in step. */
+static int xs_agent_jitter(struct xs_agent *a)
+{
+	/* xorshift32: spreading retries needs no better randomness. */
+	a->jitter ^= a->jitter << 13;
+	a->jitter ^= a->jitter >> 17;
+	a->jitter ^= a->jitter << 5;
+	return a->backoff_ms >= 5 ? (int)(a->jitter % (unsigned int)(a->backoff_ms / 5)) : 0;
+}
+
 static void xs_agent_etcd_down(struct xs_agent *a, long long now, const char *why)
 {
-	int jitter = a->backoff_ms / 5;
 
 	/* Said once per outage, and again only if the reason changes. */
 	if (a->etcd_up || strcmp(why, a->etcd_error))
@@ -338,7 +347,7 @@ static void xs_agent_etcd_down(struct xs_agent *a, long long now, const char *wh
 	snprintf(a->etcd_error, sizeof(a->etcd_error), "%s", why);
 	xs_etcd_watch_stop(a->etcd);
 	a->connected = false;
-	a->retry_at = now + a->backoff_ms + (jitter ? rand() % jitter : 0);
+	a->retry_at = now + a->backoff_ms + xs_agent_jitter(a);
 	a->backoff_ms = a->backoff_ms * 2 > XS_BACKOFF_MAX_MS ? XS_BACKOFF_MAX_MS : a->backoff_ms * 2;
 }
 
@@ -606,7 +615,7 @@ static int xs_agent_setup(struct xs_agent *a, const struct xs_agent_opts *o)
 	a->bgp.tun_fd = -1;
 	a->started = time(NULL);
 	a->backoff_ms = XS_BACKOFF_MIN_MS;
-	srand((unsigned int)getpid());
+	a->jitter = (unsigned int)getpid() * 2654435761U | 1;
 	err = xs_check_env();
 	if (err)
 		return err;

@@ -113,7 +113,7 @@ static int xs_bird_reply(struct xs_bgp *b, int fd, char *last, size_t len)
 			*nl = 0;
 			if (strlen(line) >= 5 && line[4] == ' ' && line[0] >= '0' && line[0] <= '9') {
 				snprintf(last, len, "%s", line + 5);
-				return atoi(line);
+				return (int)strtol(line, NULL, 10);
 			}
 		}
 		have = strlen(line);

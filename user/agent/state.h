@@ -59,6 +59,7 @@ struct xs_agent {
 	long long lease;
 	long long retry_at, keepalive_at; /* CLOCK_MONOTONIC ms */
 	int backoff_ms;
+	unsigned int jitter;		/* xorshift state for the retries' jitter */
 	bool status_dirty;
 	char etcd_error[XS_AGENT_ERR_LEN];
 
