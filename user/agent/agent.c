@@ -29,7 +29,6 @@
 #include "state.h"
 
 #define XS_AGENT_CHECK_MS 1000	/* how often attachments are looked at */
-#define XS_AGENT_DEBOUNCE_MS 100 /* file mode: a burst of writes is applied once */
 #define XS_BACKOFF_MIN_MS 100
 #define XS_BACKOFF_MAX_MS 5000
 
@@ -776,7 +775,7 @@ int xs_agent_run(const struct xs_agent_opts *o)
 		if (pfd[1].revents)
 			xs_ctl_serve(&a);
 		if (n > 2 && pfd[2].revents && xs_files_changed(&a.files))
-			a.pending_at = xs_agent_now_ms() + XS_AGENT_DEBOUNCE_MS;
+			a.pending_at = xs_agent_now_ms() + XS_WATCH_DEBOUNCE_MS;
 	}
 out:
 	xs_agent_teardown(&a);

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 
 #define XS_WATCH_MAX_FILES 8
+#define XS_WATCH_DEBOUNCE_MS 100	/* a burst of writes is applied once, this long after the last */
 
 struct xs_files {
 	int fd;				/* inotify, non-blocking; poll it for POLLIN */
