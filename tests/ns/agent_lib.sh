@@ -31,18 +31,6 @@ stop_daemon() {
 	fail "$1 (pid $pid) did not stop on SIG${2:-TERM}"
 }
 
-# wait_line PATTERN FILE SECONDS: a line matching PATTERN (grep -E) appears in FILE.
-wait_line() {
-	local i
-	for ((i = 0; i < $3 * 20; i++)); do
-		grep -Eq -- "$1" "$2" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	echo "timed out after $3 s waiting for /$1/ in $2:"
-	tail -n 20 "$2" 2>/dev/null
-	return 1
-}
-
 # start_etcd NAME NS URLS [ARGS...]: etcd serving clients on URLS (comma-separated,
 # the first advertised), its data in $XS_TMP/NAME.data, its peer port on
 # 127.0.0.1 one above the first URL's; healthy within 10 s or a failure.

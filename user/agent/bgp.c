@@ -10,9 +10,9 @@
 #include <linux/if_tun.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include "bgp.h"
 #include "log.h"
+#include "sock.h"
 
 #define XS_BIRD_TIMEOUT_S 5
 
@@ -126,24 +126,14 @@ static int xs_bird_reply(struct xs_bgp *b, int fd, char *last, size_t len)
 /* Ask bird to read its configuration again. 0, or -errno with b->error set. */
 static int xs_bird_configure(struct xs_bgp *b)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct timeval tv = { .tv_sec = XS_BIRD_TIMEOUT_S };
 	char last[256];
 	int fd, code, err = 0;
 
-	if (strlen(b->socket) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", b->socket);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		err = -errno;
+	fd = xs_unix_connect(b->socket, XS_BIRD_TIMEOUT_S);
+	if (fd < 0) {
 		snprintf(b->error, sizeof(b->error), "cannot reach bird at %.150s: %s", b->socket,
-			 strerror(errno));
-		goto out;
+			 strerror(-fd));
+		return fd;
 	}
 	code = xs_bird_reply(b, fd, last, sizeof(last)); /* the greeting */
 	if (code >= 0 && write(fd, "configure\n", 10) != 10)
@@ -157,7 +147,6 @@ static int xs_bird_configure(struct xs_bgp *b)
 		snprintf(b->error, sizeof(b->error), "bird refused to reconfigure: %.200s", last);
 		err = -EINVAL;
 	}
-out:
 	close(fd);
 	return err;
 }

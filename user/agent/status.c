@@ -15,6 +15,7 @@
 #include <sys/un.h>
 #include <json-c/json.h>
 #include "log.h"
+#include "sock.h"
 #include "state.h"
 
 #define XS_CTL_TIMEOUT_S 10
@@ -71,48 +72,17 @@ char *xs_agent_status_json(const struct xs_agent *a)
 	return out;
 }
 
-static int xs_ctl_addr(const char *path, struct sockaddr_un *sa)
-{
-	memset(sa, 0, sizeof(*sa));
-	sa->sun_family = AF_UNIX;
-	if (strlen(path) >= sizeof(sa->sun_path)) {
-		pr_warn("control socket path %s is too long\n", path);
-		return -ENAMETOOLONG;
-	}
-	snprintf(sa->sun_path, sizeof(sa->sun_path), "%s", path);
-	return 0;
-}
-
-static int xs_ctl_connect(const char *path)
-{
-	struct timeval tv = { .tv_sec = XS_CTL_TIMEOUT_S };
-	struct sockaddr_un sa;
-	int fd, err = xs_ctl_addr(path, &sa);
-
-	if (err)
-		return err;
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	return fd;
-}
-
 int xs_ctl_listen(struct xs_agent *a)
 {
 	struct sockaddr_un sa;
-	int fd, err = xs_ctl_addr(a->ctl_path, &sa);
+	int fd, err = xs_unix_addr(a->ctl_path, &sa);
 
-	if (err)
+	if (err) {
+		pr_warn("control socket path %s is too long\n", a->ctl_path);
 		return err;
+	}
 	/* A socket that answers is another agent's; one that does not is left from a dead one. */
-	fd = xs_ctl_connect(a->ctl_path);
+	fd = xs_unix_connect(a->ctl_path, XS_CTL_TIMEOUT_S);
 	if (fd >= 0) {
 		close(fd);
 		pr_warn("another agent is running: its control socket %s answers (one agent per "
@@ -204,7 +174,7 @@ int xs_agent_control(const char *run_dir, const char *request)
 		return -EINVAL;
 	}
 	snprintf(path, sizeof(path), "%s/agent.sock", run_dir);
-	fd = xs_ctl_connect(path);
+	fd = xs_unix_connect(path, XS_CTL_TIMEOUT_S);
 	if (fd < 0) {
 		pr_warn("no agent answers at %s: %s (is `xdpsteer agent` running with this "
 			"--run-dir?)\n", path, strerror(-fd));
