@@ -172,6 +172,11 @@ t_etcd_mode() {
 	wait_status "$XS_TMP/erun" "d['revision'] == $rev and (d['error'] or '').startswith('etcd:$PREFIX/fleet:3: unknown keyword')"
 	assert_same_state "a bad revision" "$T.before"
 	assert_eq "still announced" "$(bird_routes)" 1
+	# A value that is not text: the parser would stop at its NUL, so it is refused whole.
+	printf 'service %s\0backend %s 10.9.1.9\n' "$SVC" "$SVC" >"$T.nul"
+	rev=$(run_in "$NS_STEER" "$PYTHON" "$FLEET" put --etcd "$ETCD" --key "$PREFIX/fleet" --file "$T.nul")
+	wait_status "$XS_TMP/erun" "d['revision'] == $rev and (d['error'] or '').startswith('etcd:$PREFIX/fleet:1: binary data')"
+	assert_same_state "a value with a NUL byte" "$T.before"
 	rev=$(put "$PREFIX/fleet" "service $SVC" "backend $SVC 10.9.1.1" "backend $SVC 10.9.1.3")
 	wait_status "$XS_TMP/erun" "d['applied'] == $rev and d['error'] is None"
 }

@@ -122,9 +122,17 @@ static int xs_agent_model(struct xs_agent *a, struct xs_model *m)
 
 	if (!a->etcd)
 		return xs_config_load(a->o->files, a->o->n_files, a->nr_cpus, m);
-	for (k = 0; k < XS_N_KEYS; k++)
-		if (a->text[k])
-			src[n++] = (struct xs_config_src){ .name = a->source[k], .text = a->text[k] };
+	for (k = 0; k < XS_N_KEYS; k++) {
+		if (!a->text[k])
+			continue;
+		/* The parser reads up to a NUL: a value with one is not a configuration. */
+		if (strlen(a->text[k]) != a->text_len[k]) {
+			fprintf(stderr, "%s:1: binary data (a NUL byte at offset %zu): this is not a "
+				"text configuration\n", a->source[k], strlen(a->text[k]));
+			return -EINVAL;
+		}
+		src[n++] = (struct xs_config_src){ .name = a->source[k], .text = a->text[k] };
+	}
 	if (!n) {
 		fprintf(stderr, "%s:1: no such key (nor %s): nothing to apply\n",
 			a->source[XS_KEY_FLEET], a->source[XS_KEY_HOST]);
@@ -337,7 +345,6 @@ static int xs_agent_jitter(struct xs_agent *a)
 
 static void xs_agent_etcd_down(struct xs_agent *a, long long now, const char *why)
 {
-
 	/* Said once per outage, and again only if the reason changes. */
 	if (a->etcd_up || strcmp(why, a->etcd_error))
 		printf("agent: etcd: %s; retrying (the data plane keeps revision %lld)\n", why,
@@ -348,13 +355,6 @@ static void xs_agent_etcd_down(struct xs_agent *a, long long now, const char *wh
 	a->connected = false;
 	a->retry_at = now + a->backoff_ms + xs_agent_jitter(a);
 	a->backoff_ms = a->backoff_ms * 2 > XS_BACKOFF_MAX_MS ? XS_BACKOFF_MAX_MS : a->backoff_ms * 2;
-}
-
-static long long xs_json_i64(struct json_object *o, const char *name)
-{
-	struct json_object *v;
-
-	return o && json_object_object_get_ex(o, name, &v) ? (long long)json_object_get_int64(v) : 0;
 }
 
 static bool xs_json_bool(struct json_object *o, const char *name)
@@ -380,7 +380,7 @@ static void xs_agent_on_watch(void *ctx, struct json_object *r)
 
 	json_object_object_get_ex(r, "header", &hdr);
 	if (xs_json_bool(r, "canceled")) {
-		long long compact = xs_json_i64(r, "compact_revision");
+		long long compact = xs_etcd_i64(r, "compact_revision");
 
 		if (compact) {
 			/* Nothing to wait for: read the keys as they are now, then watch on. */
@@ -408,8 +408,8 @@ static void xs_agent_on_watch(void *ctx, struct json_object *r)
 	}
 	if (!json_object_object_get_ex(r, "events", &evs) || !(n = json_object_array_length(evs))) {
 		/* Progress: every event up to the header's revision has been sent. */
-		if (xs_json_i64(hdr, "revision") > a->seen)
-			a->seen = xs_json_i64(hdr, "revision");
+		if (xs_etcd_i64(hdr, "revision") > a->seen)
+			a->seen = xs_etcd_i64(hdr, "revision");
 		return;
 	}
 	for (i = 0; i < n; i++) {
@@ -421,7 +421,7 @@ static void xs_agent_on_watch(void *ctx, struct json_object *r)
 		if (!json_object_object_get_ex(ev, "kv", &kv) ||
 		    !json_object_object_get_ex(kv, "key", &v))
 			continue;
-		rev = xs_json_i64(kv, "mod_revision");
+		rev = xs_etcd_i64(kv, "mod_revision");
 		if (rev > a->seen)
 			a->seen = rev;
 		key = xs_base64_decode(json_object_get_string(v), &len);
@@ -430,10 +430,12 @@ static void xs_agent_on_watch(void *ctx, struct json_object *r)
 				continue;
 			free(a->text[k]);
 			a->text[k] = NULL;
+			a->text_len[k] = 0;
 			/* A delete is "type": "DELETE"; a put leaves the type out (0). */
 			if (!json_object_object_get_ex(ev, "type", &v)) {
 				if (json_object_object_get_ex(kv, "value", &v))
-					a->text[k] = xs_base64_decode(json_object_get_string(v), &len);
+					a->text[k] = xs_base64_decode(json_object_get_string(v),
+								      &a->text_len[k]);
 				else
 					a->text[k] = strdup("");
 			}
@@ -493,6 +495,7 @@ static int xs_agent_sync(struct xs_agent *a, bool force, char *why, size_t len)
 			a->mod_rev[k] = kv[k].mod_revision;
 		free(a->text[k]);
 		a->text[k] = kv[k].value;
+		a->text_len[k] = kv[k].len;
 		kv[k].value = NULL;
 	}
 	a->seen = rev;

@@ -327,8 +327,7 @@ static int xs_etcd_call(struct xs_etcd *e, const char *path, struct json_object 
 	}
 }
 
-/* A 64-bit field the gateway writes as a string (absent: 0). */
-static long long xs_json_i64(struct json_object *o, const char *name)
+long long xs_etcd_i64(struct json_object *o, const char *name)
 {
 	struct json_object *v;
 
@@ -368,12 +367,12 @@ int xs_etcd_get(struct xs_etcd *e, const char *key, long long rev, struct xs_etc
 	if (err)
 		return err;
 	json_object_object_get_ex(o, "header", &hdr);
-	*header_rev = xs_json_i64(hdr, "revision");
+	*header_rev = xs_etcd_i64(hdr, "revision");
 	if (json_object_object_get_ex(o, "kvs", &kvs) && json_object_array_length(kvs)) {
 		struct json_object *k = json_object_array_get_idx(kvs, 0);
 
 		kv->found = true;
-		kv->mod_revision = xs_json_i64(k, "mod_revision");
+		kv->mod_revision = xs_etcd_i64(k, "mod_revision");
 		/* An empty value is left out of the answer. */
 		if (json_object_object_get_ex(k, "value", &v))
 			kv->value = xs_base64_decode(json_object_get_string(v), &kv->len);
@@ -421,7 +420,7 @@ int xs_etcd_lease_grant(struct xs_etcd *e, long long ttl, long long *id)
 	json_object_put(body);
 	if (err)
 		return err;
-	*id = xs_json_i64(o, "ID");
+	*id = xs_etcd_i64(o, "ID");
 	json_object_put(o);
 	if (!*id) {
 		xs_etcd_err(e, "%s: lease grant gave no id", e->eps[e->cur]);
@@ -441,7 +440,7 @@ int xs_etcd_lease_keepalive(struct xs_etcd *e, long long id, long long *ttl)
 	json_object_put(body);
 	if (err)
 		return err;
-	*ttl = json_object_object_get_ex(o, "result", &r) ? xs_json_i64(r, "TTL") : 0;
+	*ttl = json_object_object_get_ex(o, "result", &r) ? xs_etcd_i64(r, "TTL") : 0;
 	json_object_put(o);
 	return 0;
 }

@@ -51,6 +51,7 @@ struct xs_agent {
 	char watch_prefix[PATH_MAX];	/* PREFIX/ */
 	char status_key[PATH_MAX];	/* PREFIX/status/HOST */
 	char *text[XS_N_KEYS];		/* the keys' values; NULL: no such key */
+	size_t text_len[XS_N_KEYS];
 	long long mod_rev[XS_N_KEYS];
 	long long seen;			/* every event up to this store revision is in text[] */
 	bool synced;			/* false: read the keys anew before watching */
