@@ -7,7 +7,7 @@
 # hash. 300 long-lived TCP connections live through an agent's takeover, an
 # etcd restart, two fleet changes and the death of a host; every connection
 # whose backend is the same under the configuration of the moment survives.
-# Needs root; about 3 minutes; V=1 for detail.
+# Needs root; about 80 s; V=1 for detail.
 #
 #   tests/ns/test_fleet.sh [--list | TEST...]   (default: every t_* function, in order)
 #
