@@ -53,8 +53,8 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 CFLAGS ?= -O2 -g
-CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -Iinclude -Iuser/lib -Iuser/sim -I$(BUILD) \
-	$(PKG_CFLAGS)
+CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -Iinclude -Iuser/lib -Iuser/sim \
+	-Iuser/agent -I$(BUILD) $(PKG_CFLAGS)
 LDLIBS += $(PKG_LIBS) -lelf -lz -lm
 
 ifeq ($(SANITIZE),1)
@@ -80,13 +80,21 @@ CFLAGS += $(BIG_LIMITS)
 BPF_CFLAGS += $(BIG_LIMITS)
 endif
 
-# Three layers, a folder each: user/lib (libxdpsteer.a: the model, the maps,
-# the transactions), user/sim (libxssim.a: the simulator) and user/cmd (the
-# command line, linked into build/xdpsteer with both).
+# Four layers, a folder each: user/lib (libxdpsteer.a: the model, the maps,
+# the transactions), user/sim (libxssim.a: the simulator), user/agent
+# (libxsagent.a: the daemon that follows etcd or files and talks to bird2)
+# and user/cmd (the command line, linked into build/xdpsteer with the three).
+# Only the agent needs libcurl and json-c (docs/fleet.md says why), so only
+# the CLI links them; the tests link the other two archives.
 LIB_SRC := $(wildcard user/lib/*.c)
 LIB_OBJ := $(patsubst user/%.c,$(BUILD)/user/%.o,$(LIB_SRC))
 SIM_SRC := $(wildcard user/sim/*.c)
 SIM_OBJ := $(patsubst user/%.c,$(BUILD)/user/%.o,$(SIM_SRC))
+AGENT_SRC := $(wildcard user/agent/*.c)
+AGENT_OBJ := $(patsubst user/%.c,$(BUILD)/user/%.o,$(AGENT_SRC))
+AGENT_PKGS := libcurl json-c
+AGENT_LIBS := $(shell pkg-config --libs $(AGENT_PKGS) 2>/dev/null)
+CFLAGS += $(shell pkg-config --cflags $(AGENT_PKGS) 2>/dev/null)
 CMD_SRC := $(wildcard user/cmd/*.c)
 CMD_OBJ := $(patsubst user/%.c,$(BUILD)/user/%.o,$(CMD_SRC))
 LIBS := $(BUILD)/libxssim.a $(BUILD)/libxdpsteer.a
@@ -110,7 +118,7 @@ all: $(CLI)
 deps:
 	$(Q)tests/deps.sh
 
-$(BUILD) $(BUILD)/user/lib $(BUILD)/user/sim $(BUILD)/user/cmd $(BUILD)/tests $(BUILD)/bench:
+$(BUILD) $(BUILD)/user/lib $(BUILD)/user/sim $(BUILD)/user/agent $(BUILD)/user/cmd $(BUILD)/tests $(BUILD)/bench:
 	$(Q)mkdir -p $@
 
 $(BUILD)/%.bpf.o: bpf/%.bpf.c $(HEADERS) | $(BUILD)
@@ -121,7 +129,7 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $* > $@
 
-$(BUILD)/user/%.o: user/%.c $(SKEL) $(HEADERS) | $(BUILD)/user/lib $(BUILD)/user/sim $(BUILD)/user/cmd
+$(BUILD)/user/%.o: user/%.c $(SKEL) $(HEADERS) | $(BUILD)/user/lib $(BUILD)/user/sim $(BUILD)/user/agent $(BUILD)/user/cmd
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
@@ -151,9 +159,13 @@ $(BUILD)/xs_version.h: FORCE $(BPF_OBJS) | $(BUILD)
 
 $(BUILD)/user/cmd/cmd_version.o: $(BUILD)/xs_version.h
 
-$(CLI): $(CMD_OBJ) $(LIBS)
+$(BUILD)/libxsagent.a: $(AGENT_OBJ)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(CLI): $(CMD_OBJ) $(BUILD)/libxsagent.a $(LIBS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) $(AGENT_LIBS) -o $@
 
 $(BUILD)/tests/%: tests/unit/%.c tests/test.h tests/prog/pkt.h $(HEADERS) $(LIBS) | $(BUILD)/tests
 	$(call msg,CC,$@)

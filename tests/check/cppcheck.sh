@@ -12,7 +12,7 @@ mapfile -t files < <(ls user/*/*.[ch] include/*.h tests/*.h tests/*/*.[ch] | gre
 if cppcheck --enable=warning,performance,portability --std=c11 --error-exitcode=1 \
 	--inline-suppr --suppressions-list=.cppcheck-suppressions \
 	--library=posix --library=tests/check/cppcheck.cfg \
-	-Iinclude -Iuser/lib -Iuser/sim -Iuser/cmd -Itests -Itests/prog -Itests/fuzz -q \
+	-Iinclude -Iuser/lib -Iuser/sim -Iuser/agent -Iuser/cmd -Itests -Itests/prog -Itests/fuzz -q \
 	--template='{file}:{line}: {severity}: {id}: {message}' "${files[@]}"; then
 	echo "cppcheck: ${#files[@]} files clean"
 	echo "cppcheck: 1 passed, 0 failed"

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/../.."
 BUILD=${XS_BUILD:-build}
 TIDY=${CLANG_TIDY:-clang-tidy-14}
 
-flags=(-O2 -g -Wall -Wextra -Wno-unused-parameter -std=gnu11 -Iinclude -Iuser/lib -Iuser/sim "-I$BUILD")
+flags=(-O2 -g -Wall -Wextra -Wno-unused-parameter -std=gnu11 -Iinclude -Iuser/lib -Iuser/sim -Iuser/agent "-I$BUILD")
 read -ra pkg <<<"$(pkg-config --cflags libbpf libxdp 2>/dev/null)"
 flags+=("${pkg[@]}")
 log=$(mktemp -d)

@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* apply [--dry-run] [--watch] and show: the declarative configuration of an interface. */
 #include <errno.h>
-#include <libgen.h>
-#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/inotify.h>
 #include <sys/signalfd.h>
 #include <arpa/inet.h>
 #include "config.h"
@@ -19,8 +16,7 @@
 #include "names.h"
 #include "parse.h"
 #include "service.h"
-
-#define XS_WATCH_DEBOUNCE_MS 100
+#include "watch.h"
 
 /* An object's place, as show prints it: "id" (when named) and "slots". */
 static void xs_place_json(xs_json *o, const struct xs_place *p)
@@ -147,25 +143,15 @@ static int xs_apply_files(const struct xs_handle *h, const char *const *files, i
 	return err;
 }
 
-/*
- * Watch the file's directory, not the file: editors replace the file by
- * renaming a new one over it, and a watch on the old inode would go quiet.
- * Changes are debounced, so a burst of writes is applied once.
- */
+/* Apply the file again whenever it changes (user/agent/watch.c says how it is watched). */
 static int xs_watch(const struct xs_handle *h, const char *file)
 {
-	char dirbuf[PATH_MAX], basebuf[PATH_MAX], *dir, *base;
-	char ev[sizeof(struct inotify_event) + NAME_MAX + 1]
-		__attribute__((aligned(__alignof__(struct inotify_event))));
 	struct pollfd pfd[2];
+	struct xs_files w;
 	sigset_t mask;
 	bool pending = false;
-	int in, sfd, wd, err = 0;
+	int sfd, err = 0;
 
-	snprintf(dirbuf, sizeof(dirbuf), "%s", file);
-	snprintf(basebuf, sizeof(basebuf), "%s", file);
-	dir = dirname(dirbuf);
-	base = basename(basebuf);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
@@ -173,26 +159,20 @@ static int xs_watch(const struct xs_handle *h, const char *file)
 	if (sigprocmask(SIG_BLOCK, &mask, NULL))
 		return -errno;
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	in = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
-	if (sfd < 0 || in < 0) {
+	if (sfd < 0) {
 		err = -errno;
 		pr_warn("%s: cannot watch %s: %s\n", h->ifname, file, strerror(errno));
 		goto out;
 	}
-	wd = inotify_add_watch(in, dir, IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE |
-					  IN_MOVED_FROM | IN_ATTRIB);
-	if (wd < 0) {
-		err = -errno;
-		pr_warn("%s: cannot watch directory %s: %s\n", h->ifname, dir, strerror(errno));
+	err = xs_files_watch(&w, &file, 1);
+	if (err)
 		goto out;
-	}
 	printf("watching %s for changes (SIGTERM, SIGINT or SIGHUP to stop)\n", file);
 	fflush(stdout);
-	pfd[0] = (struct pollfd){ .fd = in, .events = POLLIN };
+	pfd[0] = (struct pollfd){ .fd = w.fd, .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 	for (;;) {
 		int n = poll(pfd, 2, pending ? XS_WATCH_DEBOUNCE_MS : -1);
-		ssize_t len;
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -220,22 +200,11 @@ static int xs_watch(const struct xs_handle *h, const char *file)
 				fprintf(stderr, "%s: keeping the last applied state\n", file);
 			continue;
 		}
-		while ((len = read(in, ev, sizeof(ev))) > 0) {
-			char *p;
-
-			for (p = ev; p < ev + len;) {
-				struct inotify_event *e = (struct inotify_event *)p;
-
-				if (e->len && !strcmp(e->name, base))
-					pending = true;
-				p += sizeof(*e) + e->len;
-			}
-		}
+		pending |= xs_files_changed(&w);
 	}
 	printf("stopped watching %s; the data plane keeps the last applied state\n", file);
+	xs_files_close(&w);
 out:
-	if (in >= 0)
-		close(in);
 	if (sfd >= 0)
 		close(sfd);
 	sigprocmask(SIG_UNBLOCK, &mask, NULL);

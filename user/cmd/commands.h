@@ -34,6 +34,7 @@ int xs_cmd_decap_detach(const struct xs_args *a);
 int xs_cmd_decap_stats(const struct xs_args *a);
 int xs_cmd_apply(const struct xs_args *a);
 int xs_cmd_show(const struct xs_args *a);
+int xs_cmd_agent(const struct xs_args *a);
 int xs_cmd_sim_resize(const struct xs_args *a);
 int xs_cmd_sim_isolation(const struct xs_args *a);
 int xs_cmd_version(const struct xs_args *a);

@@ -78,6 +78,24 @@ static const struct xs_opt apply_opts[] = {
 	{ 0 },
 };
 
+static const struct xs_opt agent_opts[] = {
+	{ "etcd", "URL[,URL]", "follow the configuration in etcd v3 (its JSON gateway)" },
+	{ "prefix", "PREFIX", "etcd keys PREFIX/fleet, PREFIX/hosts/HOST, PREFIX/status/HOST "
+			      "(default /xdpsteer)" },
+	{ "host", "NAME", "this host in those keys (default: the hostname)" },
+	{ "file", "FILE", "instead of etcd, follow FILE (also -f FILE, repeatable)" },
+	{ "cacert", "FILE", "etcd: verify the server's certificate with this CA bundle" },
+	{ "cert", "FILE", "etcd: TLS client certificate" },
+	{ "key", "FILE", "etcd: the client certificate's key" },
+	{ "user", "NAME[:PASSWORD]", "etcd: authenticate as NAME" },
+	{ "password-file", "FILE", "etcd: the user's password, from FILE" },
+	{ "lease-ttl", "SECONDS", "the status key lives this long after the agent (default 10)" },
+	{ "run-dir", "DIR", "control socket, drain mark, bird route files (default /run/xdpsteer)" },
+	{ "bird", "SOCKET", "announce the VIPs through bird2's control socket" },
+	{ "vip-dev", "NAME", "the device the VIP routes point to (default xsvip0)" },
+	{ 0 },
+};
+
 #define CMD(w, syn, h, lo, hi, o, k, fn)                                                          \
 	{ .words = (w), .synopsis = (syn), .help = (h), .min_pos = (lo), .max_pos = (hi),         \
 	  .opts = (o), .keys = (k), .run = (fn) }
@@ -132,6 +150,9 @@ const struct xs_cmd xs_commands[] = {
 	    1, apply_opts, NULL, xs_cmd_apply),
 	CMD("show", "IFACE", "IFACE's running state, in the format apply reads", 1, 1, show_opts,
 	    NULL, xs_cmd_show),
+	CMD("agent", "IFACE... --etcd URL | IFACE... -f FILE... | drain|undrain|status",
+	    "keep IFACEs equal to etcd or files; announce the VIPs (docs/fleet.md)", 1, XS_MAX_POS,
+	    agent_opts, NULL, xs_cmd_agent),
 	CMD("decap attach", "IFACE", "backend side: strip xdpsteer's tunnel headers on IFACE", 1,
 	    1, decap_attach_opts, NULL, xs_cmd_decap_attach),
 	CMD("decap detach", "IFACE", "remove the decap program from IFACE", 1, 1, NULL, NULL,

@@ -1,0 +1,792 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * The agent's loop (agent.h, docs/fleet.md). One thread, one poll: signals,
+ * the control socket, the configuration files or etcd's watch stream. Each
+ * new revision of the configuration is parsed once and committed to every
+ * interface, each in its own transaction; a revision that does not parse or
+ * commit leaves the last good state running and is reported in the status.
+ * The data plane never depends on the agent: stopping it, or losing etcd,
+ * changes no map.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <curl/curl.h>
+#include <json-c/json.h>
+#include "config.h"
+#include "handle.h"
+#include "log.h"
+#include "state.h"
+
+#define XS_AGENT_CHECK_MS 1000	/* how often attachments are looked at */
+#define XS_BACKOFF_MIN_MS 100
+#define XS_BACKOFF_MAX_MS 5000
+
+long long xs_agent_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+long long xs_agent_applied(const struct xs_agent *a)
+{
+	long long min = a->n_ifc ? a->ifc[0].applied : 0;
+	int i;
+
+	for (i = 1; i < a->n_ifc; i++)
+		if (a->ifc[i].applied < min)
+			min = a->ifc[i].applied;
+	return min;
+}
+
+/* ---- what the library says, kept for the status ------------------------------ */
+
+/*
+ * The library reports every error as lines on stderr (FILE:LINE: ... for a
+ * configuration). While it works for the agent, stderr is a buffer: the
+ * lines still reach the log afterwards, and the first one is kept.
+ */
+struct xs_capture {
+	FILE *saved, *mem;
+	char *buf;
+	size_t len;
+};
+
+static void xs_capture_begin(struct xs_capture *c)
+{
+	c->buf = NULL;
+	c->len = 0;
+	c->saved = stderr;
+	fflush(stderr);
+	c->mem = open_memstream(&c->buf, &c->len);
+	if (c->mem)
+		stderr = c->mem;
+}
+
+static void xs_capture_end(struct xs_capture *c, char *first, size_t len)
+{
+	const char *p;
+
+	first[0] = 0;
+	if (!c->mem)
+		return;
+	stderr = c->saved;
+	fclose(c->mem);
+	if (c->buf && *c->buf) {
+		fputs(c->buf, stderr);
+		p = strncmp(c->buf, "xdpsteer: ", 10) ? c->buf : c->buf + 10;
+		snprintf(first, len, "%.*s", (int)strcspn(p, "\n"), p);
+	}
+	free(c->buf);
+}
+
+/* ---- applying ---------------------------------------------------------------- */
+
+/* The id of the program pinned for @ifname, if the interface is here and attached; else 0. */
+static __u32 xs_agent_prog_id(const char *ifname)
+{
+	struct bpf_prog_info info = { 0 };
+	__u32 len = sizeof(info);
+	char path[PATH_MAX];
+	int fd;
+
+	if (!if_nametoindex(ifname) || !xs_is_attached(ifname))
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s/%s", XS_PIN_ROOT, ifname, XS_PIN_PROG_XDP);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return 0;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		info.id = 0;
+	close(fd);
+	return info.id;
+}
+
+/* The configuration as it is now, into @m. */
+static int xs_agent_model(struct xs_agent *a, struct xs_model *m)
+{
+	struct xs_config_src src[XS_N_KEYS];
+	int k, n = 0;
+
+	if (!a->etcd)
+		return xs_config_load(a->o->files, a->o->n_files, a->nr_cpus, m);
+	for (k = 0; k < XS_N_KEYS; k++) {
+		if (!a->text[k])
+			continue;
+		/* The parser reads up to a NUL: a value with one is not a configuration. */
+		if (strlen(a->text[k]) != a->text_len[k]) {
+			fprintf(stderr, "%s:1: binary data (a NUL byte at offset %zu): this is not a "
+				"text configuration\n", a->source[k], strlen(a->text[k]));
+			return -EINVAL;
+		}
+		src[n++] = (struct xs_config_src){ .name = a->source[k], .text = a->text[k] };
+	}
+	if (!n) {
+		fprintf(stderr, "%s:1: no such key (nor %s): nothing to apply\n",
+			a->source[XS_KEY_FLEET], a->source[XS_KEY_HOST]);
+		return -ENOENT;
+	}
+	return xs_config_parse(src, n, a->nr_cpus, m);
+}
+
+static void xs_agent_set_vips(struct xs_agent *a, const struct xs_model *m)
+{
+	struct xs_route *v = calloc(m->n_svc ? m->n_svc : 1, sizeof(*v));
+	__u32 i;
+	int j, n = 0;
+
+	if (!v)
+		return;
+	for (i = 0; i < m->n_svc; i++) {
+		for (j = 0; j < n; j++)
+			if (!memcmp(v[j].addr, m->svc[i].s.key.vip, sizeof(v[j].addr)))
+				break;
+		if (j == n)
+			memcpy(v[n++].addr, m->svc[i].s.key.vip, sizeof(v->addr));
+	}
+	free(a->vips);
+	a->vips = v;
+	a->n_vips = n;
+}
+
+/*
+ * Announce the VIPs while this host can serve them: every interface
+ * attached and running a configuration this agent applied, and not drained.
+ */
+static void xs_agent_announce(struct xs_agent *a)
+{
+	bool ready = !a->drained && a->n_vips > 0, was = a->announced;
+	char why[128] = "";
+	int i;
+
+	for (i = 0; i < a->n_ifc && ready; i++) {
+		if (!a->ifc[i].prog_id || !a->ifc[i].applied) {
+			ready = false;
+			snprintf(why, sizeof(why), "%s %s", a->ifc[i].name,
+				 a->ifc[i].prog_id ? "runs no configuration yet" : "is not attached");
+		}
+	}
+	if (a->drained)
+		snprintf(why, sizeof(why), "drained");
+	if (a->bgp_on) {
+		char before[sizeof(a->bgp.error)];
+
+		snprintf(before, sizeof(before), "%s", a->bgp.error);
+		if (xs_bgp_set(&a->bgp, a->vips, a->n_vips, ready) && strcmp(before, a->bgp.error)) {
+			printf("agent: bgp: %s\n", a->bgp.error);
+			a->status_dirty = true;
+		}
+		a->announced = a->bgp.up;
+	} else {
+		a->announced = false;
+	}
+	if (a->bgp_on && a->announced != was) {
+		printf("agent: %s %d VIP%s%s%s\n", a->announced ? "announcing" : "withdrew",
+		       a->n_vips, a->n_vips == 1 ? "" : "s", why[0] ? ": " : "", why);
+		a->status_dirty = true;
+	}
+}
+
+/* Make every interface equal to the newest revision, or say why not. */
+static void xs_agent_apply(struct xs_agent *a)
+{
+	struct xs_commit_opts co = { 0 };
+	struct xs_capture cap;
+	struct xs_handle h;
+	struct xs_model m;
+	char origin[PATH_MAX + 32];
+	int i, err, ok = 0;
+
+	if (a->etcd) {
+		snprintf(origin, sizeof(origin), "etcd:%s at revision %lld", a->o->prefix,
+			 a->revision);
+	} else {
+		int n = snprintf(origin, sizeof(origin), "%s", a->o->files[0]);
+
+		for (i = 1; i < a->o->n_files && n > 0 && (size_t)n < sizeof(origin); i++)
+			n += snprintf(origin + n, sizeof(origin) - (size_t)n, " + %s",
+				      a->o->files[i]);
+	}
+	co.origin = origin;
+	a->status_dirty = true;
+	xs_capture_begin(&cap);
+	err = xs_agent_model(a, &m);
+	xs_capture_end(&cap, a->error, sizeof(a->error));
+	if (err) {
+		printf("agent: revision %lld is not applied; the interfaces keep revision %lld\n",
+		       a->revision, xs_agent_applied(a));
+		xs_agent_announce(a);
+		return;
+	}
+	a->error[0] = 0;
+	for (i = 0; i < a->n_ifc; i++) {
+		struct xs_agent_iface *f = &a->ifc[i];
+		__u32 id = xs_agent_prog_id(f->name);
+
+		/* Another attachment than the one we wrote runs none of our revisions. */
+		if (id != f->prog_id)
+			f->applied = 0;
+		f->prog_id = id;
+		xs_capture_begin(&cap);
+		err = xs_open(f->name, &h);
+		if (!err) {
+			err = xs_model_commit(&h, &m, &co);
+			xs_close(&h);
+		}
+		xs_capture_end(&cap, f->error, sizeof(f->error));
+		if (err) {
+			if (!f->error[0])
+				snprintf(f->error, sizeof(f->error), "%s: %s", f->name, strerror(-err));
+			if (!a->error[0])
+				snprintf(a->error, sizeof(a->error), "%s", f->error);
+			printf("agent: revision %lld is not applied to %s; it keeps revision %lld\n",
+			       a->revision, f->name, f->applied);
+			continue;
+		}
+		/* What a commit that succeeded warned about is in the log, not an error. */
+		f->error[0] = 0;
+		f->applied = a->revision;
+		ok++;
+	}
+	fflush(stdout);
+	if (ok == a->n_ifc)
+		xs_agent_set_vips(a, &m);
+	xs_model_free(&m);
+	xs_agent_announce(a);
+}
+
+/* Every second: an interface detached, or attached anew, is noticed here. */
+static void xs_agent_check(struct xs_agent *a)
+{
+	bool again = false;
+	int i;
+
+	for (i = 0; i < a->n_ifc; i++) {
+		struct xs_agent_iface *f = &a->ifc[i];
+		__u32 id = xs_agent_prog_id(f->name);
+
+		if (id == f->prog_id)
+			continue;
+		if (!id) {
+			printf("agent: %s: xdpsteer is no longer attached\n", f->name);
+			snprintf(f->error, sizeof(f->error), "%s: not attached", f->name);
+			f->prog_id = 0;
+			f->applied = 0;
+			a->status_dirty = true;
+		} else {
+			printf("agent: %s: attached (program %u): applying revision %lld\n", f->name,
+			       id, a->revision);
+			again = true;
+		}
+	}
+	if (again && a->have_config)
+		xs_agent_apply(a);
+	else
+		xs_agent_announce(a);
+}
+
+int xs_agent_drain(struct xs_agent *a, bool drain)
+{
+	int fd, err = 0;
+
+	if (drain) {
+		fd = open(a->drain_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (fd < 0)
+			err = -errno;
+		else
+			close(fd);
+	} else if (unlink(a->drain_path) && errno != ENOENT) {
+		err = -errno;
+	}
+	if (err)
+		pr_warn("cannot %s %s: %s\n", drain ? "create" : "remove", a->drain_path,
+			strerror(-err));
+	if (a->drained != drain)
+		printf("agent: %s\n", drain ? "drained: withdrawing the VIPs; the data plane "
+					      "keeps serving what still arrives" :
+					      "undrained");
+	a->drained = drain;
+	a->status_dirty = true;
+	xs_agent_announce(a);
+	return err;
+}
+
+/* ---- etcd -------------------------------------------------------------------- */
+
+/* etcd answered: whatever was wrong with it is over. */
+static void xs_agent_etcd_up(struct xs_agent *a)
+{
+	a->etcd_up = true;
+	a->etcd_error[0] = 0;
+	a->backoff_ms = XS_BACKOFF_MIN_MS;
+}
+
+/* Up to a fifth of the backoff, different on every host: a fleet does not retry in step. */
+static int xs_agent_jitter(struct xs_agent *a)
+{
+	/* xorshift32: spreading retries needs no better randomness. */
+	a->jitter ^= a->jitter << 13;
+	a->jitter ^= a->jitter >> 17;
+	a->jitter ^= a->jitter << 5;
+	return a->backoff_ms >= 5 ? (int)(a->jitter % (unsigned int)(a->backoff_ms / 5)) : 0;
+}
+
+static void xs_agent_etcd_down(struct xs_agent *a, long long now, const char *why)
+{
+	/* Said once per outage, and again only if the reason changes. */
+	if (a->etcd_up || strcmp(why, a->etcd_error))
+		printf("agent: etcd: %s; retrying (the data plane keeps revision %lld)\n", why,
+		       xs_agent_applied(a));
+	a->etcd_up = false;
+	snprintf(a->etcd_error, sizeof(a->etcd_error), "%s", why);
+	xs_etcd_watch_stop(a->etcd);
+	a->connected = false;
+	a->retry_at = now + a->backoff_ms + xs_agent_jitter(a);
+	a->backoff_ms = a->backoff_ms * 2 > XS_BACKOFF_MAX_MS ? XS_BACKOFF_MAX_MS : a->backoff_ms * 2;
+}
+
+static bool xs_json_bool(struct json_object *o, const char *name)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, name, &v) && json_object_get_boolean(v);
+}
+
+static long long xs_agent_config_rev(const struct xs_agent *a)
+{
+	return a->mod_rev[0] > a->mod_rev[1] ? a->mod_rev[0] : a->mod_rev[1];
+}
+
+/* One message of the watch: events, the watch's creation, progress, or its end. */
+static void xs_agent_on_watch(void *ctx, struct json_object *r)
+{
+	struct xs_agent *a = ctx;
+	struct json_object *hdr = NULL, *evs, *v;
+	bool changed = false;
+	size_t i, n;
+	int k;
+
+	json_object_object_get_ex(r, "header", &hdr);
+	if (xs_json_bool(r, "canceled")) {
+		long long compact = xs_etcd_i64(r, "compact_revision");
+
+		if (compact) {
+			/* Nothing to wait for: read the keys as they are now, then watch on. */
+			printf("agent: etcd has compacted its history past revision %lld (to %lld): "
+			       "reading the keys anew\n", a->seen + 1, compact);
+			xs_etcd_watch_stop(a->etcd);
+			a->connected = false;
+			a->synced = false;
+			a->retry_at = 0;
+		} else {
+			char why[XS_AGENT_ERR_LEN];
+
+			snprintf(why, sizeof(why), "the watch was canceled: %s",
+				 json_object_object_get_ex(r, "cancel_reason", &v) ?
+					 json_object_get_string(v) : "no reason given");
+			xs_agent_etcd_down(a, xs_agent_now_ms(), why);
+		}
+		return;
+	}
+	if (xs_json_bool(r, "created")) {
+		xs_agent_etcd_up(a);
+		printf("agent: etcd %s: watching %s from revision %lld\n",
+		       xs_etcd_endpoint(a->etcd), a->watch_prefix, a->seen + 1);
+		return;
+	}
+	if (!json_object_object_get_ex(r, "events", &evs) || !(n = json_object_array_length(evs))) {
+		/* Progress: every event up to the header's revision has been sent. */
+		if (xs_etcd_i64(hdr, "revision") > a->seen)
+			a->seen = xs_etcd_i64(hdr, "revision");
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		struct json_object *ev = json_object_array_get_idx(evs, i), *kv;
+		long long rev;
+		size_t len;
+		char *key;
+
+		if (!json_object_object_get_ex(ev, "kv", &kv) ||
+		    !json_object_object_get_ex(kv, "key", &v))
+			continue;
+		rev = xs_etcd_i64(kv, "mod_revision");
+		if (rev > a->seen)
+			a->seen = rev;
+		key = xs_base64_decode(json_object_get_string(v), &len);
+		for (k = 0; key && k < XS_N_KEYS; k++) {
+			if (strcmp(key, a->key[k]))
+				continue;
+			free(a->text[k]);
+			a->text[k] = NULL;
+			a->text_len[k] = 0;
+			/* A delete is "type": "DELETE"; a put leaves the type out (0). */
+			if (!json_object_object_get_ex(ev, "type", &v)) {
+				if (json_object_object_get_ex(kv, "value", &v))
+					a->text[k] = xs_base64_decode(json_object_get_string(v),
+								      &a->text_len[k]);
+				else
+					a->text[k] = strdup("");
+			}
+			a->mod_rev[k] = rev;
+			changed = true;
+		}
+		free(key);
+	}
+	if (!changed)
+		return;
+	a->revision = xs_agent_config_rev(a);
+	a->have_config = true;
+	xs_agent_apply(a);
+}
+
+/*
+ * Read both keys at one revision, apply them if they changed, then watch
+ * from the next revision. A store behind what this agent has already seen
+ * is refused: the agent only ever moves forward.
+ */
+static int xs_agent_sync(struct xs_agent *a, bool force, char *why, size_t len)
+{
+	struct xs_etcd_kv kv[XS_N_KEYS];
+	long long rev = 0, rev2;
+	bool changed = false;
+	int k, err;
+
+	err = xs_etcd_get(a->etcd, a->key[0], 0, &kv[0], &rev);
+	if (!err) {
+		err = xs_etcd_get(a->etcd, a->key[1], rev, &kv[1], &rev2);
+		if (err)
+			xs_etcd_kv_free(&kv[0]);
+	}
+	if (err) {
+		snprintf(why, len, "%s", xs_etcd_error(a->etcd));
+		return err;
+	}
+	if (rev < a->seen) {
+		snprintf(why, len,
+			 "etcd is at revision %lld, behind revision %lld that this agent has seen: "
+			 "refusing to go back (restored from a backup? restart the agent to "
+			 "follow it)", rev, a->seen);
+		for (k = 0; k < XS_N_KEYS; k++)
+			xs_etcd_kv_free(&kv[k]);
+		return -ESTALE;
+	}
+	for (k = 0; k < XS_N_KEYS; k++) {
+		bool had = a->text[k] != NULL;
+
+		if (had != kv[k].found || (had && strcmp(a->text[k], kv[k].value)) ||
+		    (kv[k].found && kv[k].mod_revision != a->mod_rev[k]))
+			changed = true;
+		/* A key that went away while we were not watching: gone by @rev at the latest. */
+		if (had && !kv[k].found)
+			a->mod_rev[k] = rev;
+		else
+			a->mod_rev[k] = kv[k].mod_revision;
+		free(a->text[k]);
+		a->text[k] = kv[k].value;
+		a->text_len[k] = kv[k].len;
+		kv[k].value = NULL;
+	}
+	a->seen = rev;
+	a->synced = true;
+	if (changed || force || !a->have_config) {
+		a->revision = xs_agent_config_rev(a);
+		a->have_config = true;
+		xs_agent_apply(a);
+	}
+	err = xs_etcd_watch(a->etcd, a->watch_prefix, rev + 1, xs_agent_on_watch, a);
+	if (err)
+		snprintf(why, len, "%s", xs_etcd_error(a->etcd));
+	return err;
+}
+
+/* Connect, keep the lease, write the status: whatever is due. */
+static void xs_agent_etcd_step(struct xs_agent *a, long long now, bool *force)
+{
+	char *status, why[XS_AGENT_ERR_LEN];
+	long long ttl = 0;
+	int err = 0;
+
+	if (a->connected && !xs_etcd_watching(a->etcd))
+		xs_agent_etcd_down(a, now, xs_etcd_error(a->etcd));
+	if (!a->connected) {
+		if (now < a->retry_at)
+			return;
+		if (a->synced) {
+			err = xs_etcd_watch(a->etcd, a->watch_prefix, a->seen + 1, xs_agent_on_watch, a);
+			snprintf(why, sizeof(why), "%s", xs_etcd_error(a->etcd));
+		} else {
+			err = xs_agent_sync(a, *force, why, sizeof(why));
+		}
+		if (err) {
+			xs_agent_etcd_down(a, now, why);
+			return;
+		}
+		*force = false;
+		a->connected = true;
+	}
+	if (!a->lease || now >= a->keepalive_at) {
+		if (a->lease) {
+			err = xs_etcd_lease_keepalive(a->etcd, a->lease, &ttl);
+			if (!err && ttl <= 0) {
+				printf("agent: etcd: the status key's lease expired; taking a new one\n");
+				a->lease = 0;
+			}
+		}
+		if (!err && !a->lease) {
+			err = xs_etcd_lease_grant(a->etcd, a->o->lease_ttl, &a->lease);
+			ttl = a->o->lease_ttl;
+			a->status_dirty = true;
+		}
+		if (err) {
+			xs_agent_etcd_down(a, now, xs_etcd_error(a->etcd));
+			return;
+		}
+		a->keepalive_at = now + (ttl * 1000 / 3 > 500 ? ttl * 1000 / 3 : 500);
+		xs_agent_etcd_up(a);
+	}
+	if (a->status_dirty) {
+		status = xs_agent_status_json(a);
+		err = status ? xs_etcd_put(a->etcd, a->status_key, status, a->lease) : -ENOMEM;
+		free(status);
+		if (err == -ENOENT) {
+			a->lease = 0; /* gone while we were away: the next step takes a new one */
+		} else if (err) {
+			xs_agent_etcd_down(a, now, xs_etcd_error(a->etcd));
+		} else {
+			a->status_dirty = false;
+		}
+	}
+}
+
+/* ---- set-up and the loop ------------------------------------------------------ */
+
+static int xs_agent_keys(struct xs_agent *a)
+{
+	const char *p = a->o->prefix, *h = a->o->host;
+	size_t len = strlen(p);
+	int n;
+
+	while (len > 1 && p[len - 1] == '/')
+		len--;
+	if (!len || strchr(h, '/') || !*h) {
+		pr_warn("agent: want a non-empty --prefix and a --host without '/'\n");
+		return -EINVAL;
+	}
+	snprintf(a->key[XS_KEY_FLEET], sizeof(a->key[0]), "%.*s/fleet", (int)len, p);
+	snprintf(a->key[XS_KEY_HOST], sizeof(a->key[0]), "%.*s/hosts/%s", (int)len, p, h);
+	snprintf(a->status_key, sizeof(a->status_key), "%.*s/status/%s", (int)len, p, h);
+	n = snprintf(a->watch_prefix, sizeof(a->watch_prefix), "%.*s/", (int)len, p);
+	if (n < 0 || (size_t)n >= sizeof(a->watch_prefix) - 1)
+		return -ENAMETOOLONG;
+	snprintf(a->source[0], sizeof(a->source[0]), "etcd:%s", a->key[0]);
+	snprintf(a->source[1], sizeof(a->source[1]), "etcd:%s", a->key[1]);
+	return 0;
+}
+
+static int xs_agent_signals(sigset_t *mask)
+{
+	sigemptyset(mask);
+	sigaddset(mask, SIGTERM);
+	sigaddset(mask, SIGINT);
+	sigaddset(mask, SIGHUP);
+	signal(SIGPIPE, SIG_IGN);
+	if (sigprocmask(SIG_BLOCK, mask, NULL))
+		return -errno;
+	return signalfd(-1, mask, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+static int xs_agent_setup(struct xs_agent *a, const struct xs_agent_opts *o)
+{
+	int i, err;
+
+	a->o = o;
+	a->ctl_fd = -1;
+	a->files.fd = -1;
+	a->bgp.tun_fd = -1;
+	a->started = time(NULL);
+	a->backoff_ms = XS_BACKOFF_MIN_MS;
+	a->jitter = (unsigned int)getpid() * 2654435761U | 1;
+	err = xs_check_env();
+	if (err)
+		return err;
+	a->nr_cpus = libbpf_num_possible_cpus();
+	if (a->nr_cpus <= 0)
+		return -EINVAL;
+	for (i = 0; i < o->n_ifaces; i++) {
+		if (strlen(o->ifaces[i]) >= IF_NAMESIZE) {
+			pr_warn("interface name '%s' is too long\n", o->ifaces[i]);
+			return -EINVAL;
+		}
+		snprintf(a->ifc[i].name, sizeof(a->ifc[i].name), "%s", o->ifaces[i]);
+	}
+	a->n_ifc = o->n_ifaces;
+	if (mkdir(o->run_dir, 0755) && errno != EEXIST) {
+		pr_warn("cannot create %s: %s\n", o->run_dir, strerror(errno));
+		return -errno;
+	}
+	snprintf(a->ctl_path, sizeof(a->ctl_path), "%s/agent.sock", o->run_dir);
+	snprintf(a->drain_path, sizeof(a->drain_path), "%s/drained", o->run_dir);
+	a->drained = !access(a->drain_path, F_OK);
+	err = xs_ctl_listen(a);
+	if (err)
+		return err;
+	if (o->bird) {
+		err = xs_bgp_open(&a->bgp, o->bird, o->vip_dev, o->run_dir);
+		if (err)
+			return err;
+		a->bgp_on = true;
+	}
+	if (o->etcd.endpoints) {
+		err = xs_agent_keys(a);
+		if (err)
+			return err;
+		if (curl_global_init(CURL_GLOBAL_DEFAULT))
+			return -ENOMEM;
+		a->etcd = xs_etcd_new(&o->etcd);
+		return a->etcd ? 0 : -EINVAL;
+	}
+	return xs_files_watch(&a->files, o->files, o->n_files);
+}
+
+static void xs_agent_teardown(struct xs_agent *a)
+{
+	int k;
+
+	/* Withdraw first: routers stop sending while the data plane still serves. */
+	if (a->bgp_on) {
+		xs_bgp_close(&a->bgp);
+		if (a->announced)
+			printf("agent: withdrew %d VIP%s\n", a->n_vips, a->n_vips == 1 ? "" : "s");
+	}
+	if (a->etcd) {
+		/* The status key goes with its lease: no key, no agent. */
+		if (a->etcd_up && a->lease)
+			xs_etcd_lease_revoke(a->etcd, a->lease);
+		xs_etcd_free(a->etcd);
+		curl_global_cleanup();
+	}
+	for (k = 0; k < XS_N_KEYS; k++)
+		free(a->text[k]);
+	if (a->files.fd >= 0)
+		xs_files_close(&a->files);
+	xs_ctl_close(a);
+	free(a->vips);
+}
+
+/* What the loop waits for: the next deadline, at most a check interval away. */
+static int xs_agent_timeout(const struct xs_agent *a, long long now, long long next_check)
+{
+	long long t = next_check;
+
+	if (a->etcd && !a->connected && a->retry_at < t)
+		t = a->retry_at;
+	if (a->etcd && a->connected && a->keepalive_at < t)
+		t = a->keepalive_at;
+	if (a->pending_at && a->pending_at < t)
+		t = a->pending_at;
+	return t <= now ? 0 : (int)(t - now);
+}
+
+int xs_agent_run(const struct xs_agent_opts *o)
+{
+	struct xs_agent a = { 0 };
+	struct pollfd pfd[3];
+	long long now, next_check;
+	bool force = false;
+	sigset_t mask;
+	int sfd = -1, n, err;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	err = xs_agent_setup(&a, o);
+	if (!err) {
+		sfd = xs_agent_signals(&mask);
+		if (sfd < 0)
+			err = -errno;
+	}
+	if (err)
+		goto out;
+	printf("agent: %s for %s%s, control socket %s%s\n",
+	       a.etcd ? "following etcd" : "following files", a.ifc[0].name,
+	       a.n_ifc > 1 ? " and more" : "", a.ctl_path, a.drained ? " (drained)" : "");
+	if (!a.etcd) {
+		a.revision = 1;
+		a.have_config = true;
+		xs_agent_apply(&a);
+	}
+	next_check = xs_agent_now_ms() + XS_AGENT_CHECK_MS;
+	for (;;) {
+		now = xs_agent_now_ms();
+		if (a.etcd)
+			xs_agent_etcd_step(&a, now, &force);
+		if (a.pending_at && now >= a.pending_at) {
+			a.pending_at = 0;
+			a.revision++;
+			xs_agent_apply(&a);
+		}
+		if (now >= next_check) {
+			xs_agent_check(&a);
+			next_check = now + XS_AGENT_CHECK_MS;
+		}
+		pfd[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = a.ctl_fd, .events = POLLIN };
+		pfd[2] = (struct pollfd){ .fd = a.files.fd, .events = POLLIN };
+		n = a.etcd ? 2 : 3;
+		fflush(stdout);
+		if (a.etcd)
+			err = xs_etcd_wait(a.etcd, pfd, (unsigned int)n,
+					   xs_agent_timeout(&a, now, next_check));
+		else
+			err = poll(pfd, (nfds_t)n, xs_agent_timeout(&a, now, next_check)) < 0 &&
+					      errno != EINTR ? -errno : 0;
+		if (err) {
+			pr_warn("agent: waiting failed: %s\n", strerror(-err));
+			break;
+		}
+		if (pfd[0].revents) {
+			struct signalfd_siginfo si;
+
+			if (read(sfd, &si, sizeof(si)) != sizeof(si))
+				continue;
+			if (si.ssi_signo != SIGHUP) {
+				printf("agent: stopping on signal %u\n", si.ssi_signo);
+				break;
+			}
+			/* SIGHUP: read the configuration again, and commit it even if unchanged. */
+			printf("agent: SIGHUP: reading the configuration again\n");
+			if (a.etcd) {
+				xs_etcd_watch_stop(a.etcd);
+				a.connected = false;
+				a.synced = false;
+				a.retry_at = 0;
+				force = true;
+			} else {
+				a.pending_at = xs_agent_now_ms();
+			}
+		}
+		if (pfd[1].revents)
+			xs_ctl_serve(&a);
+		if (n > 2 && pfd[2].revents && xs_files_changed(&a.files))
+			a.pending_at = xs_agent_now_ms() + XS_WATCH_DEBOUNCE_MS;
+	}
+out:
+	xs_agent_teardown(&a);
+	if (sfd >= 0) {
+		close(sfd);
+		sigprocmask(SIG_UNBLOCK, &mask, NULL);
+	}
+	if (!err)
+		printf("agent: stopped; the data plane keeps revision %lld\n", xs_agent_applied(&a));
+	return err;
+}
