@@ -118,7 +118,7 @@ static __u32 xs_agent_prog_id(const char *ifname)
 static int xs_agent_model(struct xs_agent *a, struct xs_model *m)
 {
 	struct xs_config_src src[XS_N_KEYS];
-	int k, n = 0;
+	int k, n = 0, err;
 
 	if (!a->etcd)
 		return xs_config_load(a->o->files, a->o->n_files, a->nr_cpus, m);
@@ -138,7 +138,11 @@ static int xs_agent_model(struct xs_agent *a, struct xs_model *m)
 			a->source[XS_KEY_FLEET], a->source[XS_KEY_HOST]);
 		return -ENOENT;
 	}
-	return xs_config_parse(src, n, a->nr_cpus, m);
+	err = xs_config_parse(src, n, a->nr_cpus, m);
+	/* Every host of the fleet builds the same pools from it, whatever its history. */
+	if (!err)
+		xs_model_canonical(m);
+	return err;
 }
 
 static void xs_agent_set_vips(struct xs_agent *a, const struct xs_model *m)

@@ -463,3 +463,30 @@ int xs_model_backend_weight(struct xs_model *m, const struct xs_service_key *key
 		m->be[i].s.place.n_slots = weight;
 	return 0;
 }
+
+/* The lowest id in [@lo, @hi) no object names, claimed for @p; XS_NO_TARGET when none is left. */
+static void xs_claim_lowest(struct xs_model *m, struct xs_place *p, __u32 lo, __u32 hi)
+{
+	__u32 id;
+
+	for (id = lo; id < hi; id++) {
+		if (m->claimed[id / 64] & (1ULL << (id % 64)))
+			continue;
+		p->id = id;
+		m->claimed[id / 64] |= 1ULL << (id % 64);
+		return;
+	}
+}
+
+void xs_model_canonical(struct xs_model *m)
+{
+	__u32 i;
+
+	for (i = 0; i < m->n_tgt; i++)
+		if (m->tgt[i].s.t.kind == XS_TARGET_DEV && m->tgt[i].s.place.id == XS_NO_TARGET)
+			xs_claim_lowest(m, &m->tgt[i].s.place, XS_DEV_BASE, XS_BACKEND_BASE);
+	for (i = 0; i < m->n_be; i++)
+		if (m->be[i].s.place.id == XS_NO_TARGET)
+			xs_claim_lowest(m, &m->be[i].s.place, XS_BACKEND_BASE, XS_MAX_TARGETS);
+	m->placed = true;
+}

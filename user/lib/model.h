@@ -51,6 +51,7 @@ struct xs_model {
 	struct xs_settings set;
 	int hand_line;		/* where a file set the queue pool's hand size, else 0 */
 	const char *source;	/* the source edits now come from (the parser sets it), or NULL */
+	bool placed;		/* every pool is built from the model alone (xs_model_canonical) */
 	struct xs_model_target *tgt;
 	struct xs_model_service *svc;
 	struct xs_model_backend *be;
@@ -86,6 +87,15 @@ int xs_model_backend_drain(struct xs_model *m, const struct xs_service_key *key,
 			   const __be32 *addr, bool drain);
 int xs_model_backend_weight(struct xs_model *m, const struct xs_service_key *key,
 			    const __be32 *addr, __u16 weight);
+
+/*
+ * Make @m decide alike on every host, whatever its history: each dev
+ * target and backend without an id gets one (the lowest no object names,
+ * in model order), and every pool is built from the model alone (objects
+ * without slots fill the holes of those with, lowest first, in model
+ * order). What a fleet agent applies.
+ */
+void xs_model_canonical(struct xs_model *m);
 
 /* Lookups: an index into m->svc or m->be, or -1. */
 int xs_model_find_service(const struct xs_model *m, const struct xs_service_key *key);

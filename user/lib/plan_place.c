@@ -242,7 +242,7 @@ int xs_plan_check_places(struct xs_plan *pl)
 	for (s = -1; !err && s < (int)m->n_svc; s++) {
 		n = xs_plan_members(pl, s, true, mb, &named);
 		count = s < 0 ? m->set.slot_count : m->svc[s].s.slot_count;
-		if (!named && !count)
+		if (!named && !count && !m->placed)
 			continue;
 		xs_pool_what(m, s, what, sizeof(what));
 		line = s < 0 ? m->hand_line : m->svc[s].line;
@@ -277,7 +277,7 @@ int xs_plan_place(struct xs_plan *pl, struct xs_plan_pool *pp, int s)
 	if (!mb)
 		return -ENOMEM;
 	n = xs_plan_members(pl, s, false, mb, &named);
-	if (named || count) {
+	if (named || count || m->placed) {
 		xs_pool_what(m, s, what, sizeof(what));
 		err = xs_pool_copy(&before, &pp->new) ?:
 		      xs_place_members(pl, &pp->new, pp->line, what, mb, n, count, pl->next);
