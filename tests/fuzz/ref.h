@@ -95,6 +95,8 @@ static inline __u16 ref_csum(const unsigned char *b, __u32 len)
 
 	for (i = 0; i + 1 < len; i += 2)
 		sum += (__u32)(b[i] << 8 | b[i + 1]);
+	if (len & 1)
+		sum += (__u32)(b[len - 1] << 8);
 	while (sum >> 16)
 		sum = (sum & 0xffff) + (sum >> 16);
 	return (__u16)~sum;
@@ -130,8 +132,23 @@ static inline void ref_echo(const unsigned char *in, __u32 len, const struct xs_
 		hc = ref_csum(o + l3, 20);
 		o[l3 + 10] = hc >> 8;
 		o[l3 + 11] = hc & 0xff;
-		m = (__u16)(icmp[0] << 8 | icmp[1]);
-		icmp[0] = 0;
+		{
+			/* The reply carries the request's checksum error, if any: E is
+			 * the sum of the request (0xffff when it verifies); the reply's
+			 * checksum is recomputed with ~E added. */
+			__u32 mlen = (__u32)(o[l3 + 2] << 8 | o[l3 + 3]) - 20;
+			__u16 e = (__u16)~ref_csum(icmp, mlen);
+
+			icmp[0] = 0;
+			icmp[2] = icmp[3] = 0;
+			hc = (__u16)~ref_csum(icmp, mlen); /* the sum of the reply */
+			hc = ref_csum((const unsigned char[]){ hc >> 8, hc & 0xff,
+							(__u8)(~e >> 8), (__u8)~e },
+				      4);
+			icmp[2] = hc >> 8;
+			icmp[3] = hc & 0xff;
+		}
+		goto macs;
 	} else {
 		unsigned char *icmp = o + l3 + 40;
 
@@ -155,6 +172,7 @@ static inline void ref_echo(const unsigned char *in, __u32 len, const struct xs_
 		icmp[2] = hc >> 8;
 		icmp[3] = hc & 0xff;
 	}
+macs:
 	memcpy(tmp, o, 6);
 	memcpy(o, o + 6, 6);
 	memcpy(o + 6, tmp, 6);
