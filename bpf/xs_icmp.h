@@ -81,24 +81,27 @@ static __always_inline int xs_echo_reply(struct xdp_md *ctx, const struct xs_par
 	__u16 *csum, type_code, sum;
 	__u8 *icmp;
 
-	/* Check everything before changing anything: a declined request goes up untouched. */
+	/*
+	 * Check everything before changing anything: a declined request goes up
+	 * untouched, counted. Declined: IPv4 options and IPv6 extension headers
+	 * (a reply would have to say what to do with each of them).
+	 */
 	if ((void *)(eth + 1) > data_end)
-		return XDP_PASS;
+		goto declined;
 	if (p->family == 4) {
 		struct iphdr *ip = data + l3;
 		__be32 a;
 
 		if ((void *)(ip + 1) > data_end || ip->ihl != 5)
-			return XDP_PASS;
+			goto declined;
 		icmp = (void *)(ip + 1);
 		if ((void *)(icmp + 8) > data_end)
-			return XDP_PASS;
-		csum = (__u16 *)(icmp + 2);
+			goto declined;
+		/* Type 8 becomes 0; the code stays (the word as loaded: type low). */
 		type_code = *(__u16 *)icmp;
-		icmp[0] = 0; /* echo reply */
-		sum = xs_csum_replace(*csum, type_code, *(__u16 *)icmp);
-		/* The message sums to zero: all zeros (but the type just written
-		 * and the checksum) wants 0xffff. The scan reads the frame afresh. */
+		sum = xs_csum_replace(*(__u16 *)(icmp + 2), type_code, type_code & 0xff00);
+		/* The message sums to zero: all zeros (but for the type, about to
+		 * be 0, and the checksum) wants 0xffff. */
 		if (!sum && !icmp[1] && xs_zero_bytes(ctx, l3 + sizeof(*ip) + 4,
 						      p->ip_len - sizeof(*ip) - 4))
 			sum = 0xffff;
@@ -107,9 +110,11 @@ static __always_inline int xs_echo_reply(struct xdp_md *ctx, const struct xs_par
 		data_end = (void *)(long)ctx->data_end;
 		eth = data;
 		ip = data + l3;
-		if ((void *)(eth + 1) > data_end || (void *)(ip + 1) + 8 > data_end)
-			return XDP_DROP; /* cannot happen: the frame did not change */
-		*(__u16 *)((__u8 *)(ip + 1) + 2) = sum;
+		icmp = (void *)(ip + 1);
+		if ((void *)(eth + 1) > data_end || (void *)(icmp + 8) > data_end)
+			goto declined; /* cannot happen: the frame is as it was */
+		icmp[0] = 0; /* echo reply */
+		*(__u16 *)(icmp + 2) = sum;
 		a = ip->saddr;
 		ip->saddr = ip->daddr;
 		ip->daddr = a;
@@ -120,10 +125,10 @@ static __always_inline int xs_echo_reply(struct xdp_md *ctx, const struct xs_par
 		struct in6_addr a;
 
 		if ((void *)(ip6 + 1) > data_end || ip6->nexthdr != IPPROTO_ICMPV6)
-			return XDP_PASS;
+			goto declined;
 		icmp = (void *)(ip6 + 1);
-		if ((void *)(icmp + 4) > data_end)
-			return XDP_PASS;
+		if ((void *)(icmp + 8) > data_end)
+			goto declined;
 		a = ip6->saddr;
 		ip6->saddr = ip6->daddr;
 		ip6->daddr = a;
@@ -139,6 +144,9 @@ static __always_inline int xs_echo_reply(struct xdp_md *ctx, const struct xs_par
 	__builtin_memcpy(eth->h_source, mac, ETH_ALEN);
 	xs_count(XS_C_ICMP_ECHO);
 	return XDP_TX;
+declined:
+	xs_count(XS_C_ICMP_ECHO_PASS);
+	return XDP_PASS;
 }
 
 #endif /* XS_ICMP_H */

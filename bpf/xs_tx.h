@@ -60,8 +60,10 @@ static __always_inline int xs_send(struct xdp_md *ctx, const struct xs_parsed *p
 	int rc;
 
 	if (r->encap == XS_ENCAP_L2) {
-		if ((void *)(eth + 1) > data_end)
+		if ((void *)(eth + 1) > data_end) {
+			xs_count(XS_C_TRUNC_ETH); /* cannot happen: it was parsed */
 			return XDP_PASS;
+		}
 		xs_set_macs(eth, r->dmac);
 		return xs_transmit(ctx, r->ifindex);
 	}
@@ -95,8 +97,10 @@ static __always_inline int xs_send_no_neigh(struct xdp_md *ctx, const struct xs_
 	int rc;
 
 	if (svc->encap != XS_ENCAP_L2) {
-		if ((void *)(eth + 1) > data_end)
+		if ((void *)(eth + 1) > data_end) {
+			xs_count(XS_C_TRUNC_ETH); /* cannot happen: it was parsed */
 			return XDP_PASS;
+		}
 		__builtin_memcpy(r.dmac, eth->h_dest, ETH_ALEN);
 		__builtin_memcpy(r.smac, eth->h_dest, ETH_ALEN);
 		xs_recipe_outer(&r, svc, be, flow_hash);

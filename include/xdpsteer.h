@@ -245,7 +245,8 @@ XS_INLINE __u64 xs_target_load(__u32 target, __u64 packets, __u64 dequeued, __u6
 	X(XS_C_ICMP_BAD_QUOTE, icmp_bad_quote, "info")                        \
 	X(XS_C_TX, tx, "info")                                                \
 	X(XS_C_TX_REDIRECT, tx_redirect, "info")                              \
-	X(XS_C_RECIPE_MADE, recipe_made, "info")
+	X(XS_C_RECIPE_MADE, recipe_made, "info")                              \
+	X(XS_C_ICMP_ECHO_PASS, icmp_echo_passed, "pass")
 
 #define XS_COUNTER_ENUM(e, name, kind) e,
 enum xs_counter { XS_COUNTERS(XS_COUNTER_ENUM) XS_C_MAX };

@@ -122,6 +122,7 @@ static inline void ref_echo(const unsigned char *in, __u32 len, const struct xs_
 		if ((o[l3] & 0xf) != 5) {
 			r->verdict = XDP_PASS;  /* options: not answered here */
 			r->bytes = REF_SAME;
+			r->counters[XS_C_ICMP_ECHO_PASS]++;
 			return;
 		}
 		memcpy(tmp, o + l3 + 12, 4);
@@ -155,6 +156,7 @@ static inline void ref_echo(const unsigned char *in, __u32 len, const struct xs_
 		if (o[l3 + 6] != IPPROTO_ICMPV6) {
 			r->verdict = XDP_PASS;  /* extension headers: not answered here */
 			r->bytes = REF_SAME;
+			r->counters[XS_C_ICMP_ECHO_PASS]++;
 			return;
 		}
 		memcpy(tmp, o + l3 + 8, 16);

@@ -261,6 +261,32 @@ TEST(echo_reply_checksum_equals_recomputation)
 	printf("  %u echo replies equal to the recomputed ones\n", n);
 }
 
+/* A request the program will not answer goes up untouched, and is counted. */
+static void expect_declined(const char *hex, const char *what)
+{
+	unsigned char in[256], out[2048];
+	__u32 out_len = sizeof(out);
+	__u64 before[XS_C_MAX];
+	int len = unhex(hex, in, sizeof(in)), ret;
+
+	counters(before);
+	ret = prog_env_run_on(&env, if_a, in, (__u32)len, 1, out, &out_len, NULL);
+	ASSERT_EQ(ret, XDP_PASS, what);
+	ASSERT_TRUE(out_len == (__u32)len && !memcmp(out, in, out_len), "%s: frame unchanged", what);
+	counters_rose(before, (const int[]){ XS_C_ICMP_ECHO_PASS, XS_C_MAX }, what);
+}
+
+TEST(declined_echo_requests_are_counted)
+{
+	expect_declined("020000000000010000000000080046000020000100004001aa68c0a801010ac80101"
+			"010101010800f7ff00000000",
+			"to a VIP, with IPv4 options");
+	expect_declined("02000000000001000000000086dd6000000000100040fc0000020000000000000000"
+			"00000001fc000001000000000000000000000001"
+			"3a00010400000000800087b600000000",
+			"ICMPv6 behind a hop-by-hop header");
+}
+
 static int setup(void)
 {
 	static const char *const be[] = { "10.0.0.1", "10.0.0.2", "10.0.0.3" };
