@@ -48,6 +48,21 @@ static __always_inline int xs_transmit(struct xdp_md *ctx, __u32 ifindex)
 	return XDP_PASS;
 }
 
+/* Would @p exceed @mtu once it carries an outer header for a @family backend? */
+static __always_inline int xs_over_mtu(const struct xs_parsed *p, __u8 family, __u16 mtu)
+{
+	return p->ip_len + (family == 4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr)) > mtu;
+}
+
+/* Policy for a packet that would not fit: count and drop. Never send it on oversized or cut. */
+static __always_inline int xs_send_too_big(struct xs_service_stats *ss)
+{
+	if (ss)
+		ss->too_big++;
+	xs_count(XS_C_TOO_BIG);
+	return XDP_DROP;
+}
+
 /*
  * Send as @r says: encapsulated (ipip) or with new MACs (l2, L2 direct server
  * return: the frame is unchanged but for its MACs).
@@ -67,14 +82,8 @@ static __always_inline int xs_send(struct xdp_md *ctx, const struct xs_parsed *p
 		xs_set_macs(eth, r->dmac);
 		return xs_transmit(ctx, r->ifindex);
 	}
-	if (p->ip_len + (r->family == 4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr)) >
-	    r->mtu) {
-		/* Policy: count and drop. Never send it on oversized or cut. */
-		if (ss)
-			ss->too_big++;
-		xs_count(XS_C_TOO_BIG);
-		return XDP_DROP;
-	}
+	if (xs_over_mtu(p, r->family, r->mtu))
+		return xs_send_too_big(ss);
 	rc = xs_encap(ctx, p, r);
 	return rc ? rc : xs_transmit(ctx, r->ifindex);
 }
@@ -85,11 +94,13 @@ static __always_inline int xs_send(struct xdp_md *ctx, const struct xs_parsed *p
  * managed neighbour entry), so the packet goes up unchanged until it
  * resolves. ipip: the tunnel packet goes up to be routed by the stack, which
  * resolves the neighbour; its MACs are the frame's own destination, so the
- * stack takes it as addressed to this host.
+ * stack takes it as addressed to this host. The MTU policy first, as on
+ * every way to a backend: @mtu is the route's.
  */
 static __always_inline int xs_send_no_neigh(struct xdp_md *ctx, const struct xs_parsed *p,
 					    const struct xs_service *svc,
-					    const struct xs_target *be, __u32 flow_hash)
+					    const struct xs_target *be, __u32 flow_hash,
+					    __u16 mtu, struct xs_service_stats *ss)
 {
 	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = data;
@@ -97,6 +108,8 @@ static __always_inline int xs_send_no_neigh(struct xdp_md *ctx, const struct xs_
 	int rc;
 
 	if (svc->encap != XS_ENCAP_L2) {
+		if (xs_over_mtu(p, be->family, mtu))
+			return xs_send_too_big(ss);
 		if ((void *)(eth + 1) > data_end) {
 			xs_count(XS_C_TRUNC_ETH); /* cannot happen: it was parsed */
 			return XDP_PASS;

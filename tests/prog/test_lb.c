@@ -369,6 +369,48 @@ TEST(too_big_is_counted_and_dropped)
 	ASSERT_EQ(counter(XS_C_TOO_BIG) - before, 2, "too_big, from the cache");
 }
 
+static void udp_pkt(struct pkt *p, const char *src, const char *vip, __u16 sport, __u32 ip_len)
+{
+	pkt_eth(p, ETH_P_IP);
+	pkt_ipv4(p, src, vip, IPPROTO_UDP, 0);
+	pkt_ports(p, IPPROTO_UDP, sport, 80);
+	pkt_payload(p, ip_len - 28);
+	pkt_finish(p);
+}
+
+/*
+ * A backend whose neighbour is not resolved: the packet goes up to the stack
+ * encapsulated (no_neigh), but only if it fits. The MTU policy comes first on
+ * every path: a 1500-byte packet (1520 encapsulated, over lbA's 1500) is
+ * too_big there as it is with a resolved neighbour.
+ */
+TEST(unresolved_neighbour_keeps_the_mtu_policy)
+{
+	static const char *const be[] = { "10.20.0.50" }; /* no neighbour entry */
+	unsigned char out[2048];
+	__u32 out_len = sizeof(out);
+	__u64 nn = counter(XS_C_NO_NEIGH), tb = counter(XS_C_TOO_BIG);
+	struct pkt in;
+	int ret;
+
+	if (!ASSERT_TRUE(add_service("10.99.0.7:80/udp", XS_ENCAP_IPIP, be, 1), "service"))
+		return;
+	udp_pkt(&in, "198.51.100.30", "10.99.0.7", 43000, 200);
+	ret = prog_env_run_on(&env, if_a, in.buf, in.len, 1, out, &out_len, NULL);
+	ASSERT_EQ(ret, XDP_PASS, "a small packet: up to the stack");
+	ASSERT_EQ(out_len, in.len + 20, "encapsulated");
+	ASSERT_EQ(counter(XS_C_NO_NEIGH) - nn, 1, "no_neigh");
+
+	udp_pkt(&in, "198.51.100.31", "10.99.0.7", 43001, 1500);
+	out_len = sizeof(out);
+	nn = counter(XS_C_NO_NEIGH);
+	ret = prog_env_run_on(&env, if_a, in.buf, in.len, 1, out, &out_len, NULL);
+	ASSERT_EQ(ret, XDP_DROP, "a 1500-byte packet: too big for the tunnel");
+	ASSERT_EQ(counter(XS_C_TOO_BIG) - tb, 1, "too_big");
+	ASSERT_EQ(counter(XS_C_NO_NEIGH) - nn, 0, "not passed up as no_neigh");
+	ASSERT_TRUE(out_len == in.len, "not encapsulated (%u bytes out)", out_len);
+}
+
 /* Send @in; the outer destination (the backend) and source of the IPIP frame. */
 static int send_ipip(const struct pkt *in, __be32 *daddr, __be32 *saddr)
 {
