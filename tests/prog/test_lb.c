@@ -411,6 +411,36 @@ TEST(unresolved_neighbour_keeps_the_mtu_policy)
 	ASSERT_TRUE(out_len == in.len, "not encapsulated (%u bytes out)", out_len);
 }
 
+/*
+ * The ports of a packet to a VIP are the datagram's: with an IPv4 total
+ * length of 20 or 24 in a longer frame, there are none (truncated_l4), and
+ * nothing is tunnelled by the bytes that follow.
+ */
+TEST(ports_past_the_datagram_are_not_read)
+{
+	static const __u16 lens[] = { 20, 24 };
+	unsigned char out[2048];
+	__u32 out_len, i;
+	__u64 cut;
+	struct pkt in;
+	int ret;
+
+	for (i = 0; i < 2; i++) {
+		client_pkt(&in, 0, "198.51.100.16", "10.99.0.1", 40012, 80, 0);
+		((struct iphdr *)(in.buf + in.l3_off))->tot_len = htons(lens[i]);
+		((struct iphdr *)(in.buf + in.l3_off))->check = 0;
+		((struct iphdr *)(in.buf + in.l3_off))->check =
+			pkt_csum(in.buf + in.l3_off, 20);
+		out_len = sizeof(out);
+		cut = counter(XS_C_TRUNC_L4);
+		ret = prog_env_run_on(&env, if_a, in.buf, in.len, 1, out, &out_len, NULL);
+		ASSERT_EQ(ret, XDP_PASS, "verdict");
+		ASSERT_TRUE(out_len == in.len && !memcmp(out, in.buf, in.len),
+			    "total length %u: not tunnelled", lens[i]);
+		ASSERT_EQ(counter(XS_C_TRUNC_L4) - cut, 1, "truncated_l4");
+	}
+}
+
 /* Send @in; the outer destination (the backend) and source of the IPIP frame. */
 static int send_ipip(const struct pkt *in, __be32 *daddr, __be32 *saddr)
 {
@@ -517,6 +547,7 @@ TEST_NEEDS(vlan_tagged_vip, ipip4_exact_bytes) /* its service, 10.99.0.1:80 */
 TEST_NEEDS(echo_request_to_vip_is_answered, ipip4_exact_bytes)
 TEST_NEEDS(too_big_is_counted_and_dropped, ipip4_exact_bytes)
 TEST_NEEDS(non_vip_traffic_untouched, ipip4_exact_bytes)
+TEST_NEEDS(ports_past_the_datagram_are_not_read, ipip4_exact_bytes)
 TEST_NEEDS(cached_flow_follows_changes, icmp_error_follows_its_flow) /* its neighbours */
 
 static int setup(void)
