@@ -14,7 +14,9 @@
 #include <bpf/bpf_helpers.h>
 #include "xdpsteer.h"
 #include "xs_count.h"
+#include "xs_config.h"
 #include "xs_encap.h"
+#include "xs_icmp.h"
 #include "xs_maps.h"
 #include "xs_parse.h"
 
@@ -54,13 +56,26 @@ static __always_inline int xs_over_mtu(const struct xs_parsed *p, __u8 family, _
 	return p->ip_len + (family == 4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr)) > mtu;
 }
 
-/* Policy for a packet that would not fit: count and drop. Never send it on oversized or cut. */
-static __always_inline int xs_send_too_big(struct xs_service_stats *ss)
+/*
+ * A packet that would not fit the route to its @family backend, of @mtu: it
+ * is never sent on, oversized or cut. By the attach's policy (cfg_too_big)
+ * it is answered with ICMP carrying the MTU that fits, where a router would
+ * answer (xs_too_big_global()), or dropped; counted too_big unless answered.
+ */
+static __always_inline int xs_send_too_big(struct xdp_md *ctx, const struct xs_parsed *p,
+					   struct xs_service_stats *ss, __u8 family, __u16 mtu)
 {
+	__u32 outer = family == 4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
+	__u32 is_icmp = p->icmp != XS_ICMP_NONE || p->key.proto == IPPROTO_ICMP ||
+			p->key.proto == IPPROTO_ICMPV6;
+
 	if (ss)
 		ss->too_big++;
-	xs_count(XS_C_TOO_BIG);
-	return XDP_DROP;
+	if (cfg_too_big == XS_TOO_BIG_DROP || mtu <= outer) {
+		xs_count(XS_C_TOO_BIG);
+		return XDP_DROP;
+	}
+	return xs_too_big_global(ctx, p->l3_off, p->family, mtu - outer, is_icmp);
 }
 
 /*
@@ -83,7 +98,7 @@ static __always_inline int xs_send(struct xdp_md *ctx, const struct xs_parsed *p
 		return xs_transmit(ctx, r->ifindex);
 	}
 	if (xs_over_mtu(p, r->family, r->mtu))
-		return xs_send_too_big(ss);
+		return xs_send_too_big(ctx, p, ss, r->family, r->mtu);
 	rc = xs_encap(ctx, p, r);
 	return rc ? rc : xs_transmit(ctx, r->ifindex);
 }
@@ -109,7 +124,7 @@ static __always_inline int xs_send_no_neigh(struct xdp_md *ctx, const struct xs_
 
 	if (svc->encap != XS_ENCAP_L2) {
 		if (xs_over_mtu(p, be->family, mtu))
-			return xs_send_too_big(ss);
+			return xs_send_too_big(ctx, p, ss, be->family, mtu);
 		if ((void *)(eth + 1) > data_end) {
 			xs_count(XS_C_TRUNC_ETH); /* cannot happen: it was parsed */
 			return XDP_PASS;

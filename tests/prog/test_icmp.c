@@ -287,9 +287,255 @@ TEST(declined_echo_requests_are_counted)
 			"ICMPv6 behind a hop-by-hop header");
 }
 
+/* ---- ICMP "too big" --------------------------------------------------- */
+
+static __u64 delta(const __u64 *before, int c)
+{
+	__u64 now[XS_C_MAX];
+
+	counters(now);
+	return now[c] - before[c];
+}
+
+/* A @ip_len-byte packet of @proto from @src:5000 to @vip:80, DF set or not, @tags VLAN tags. */
+static __u32 big_pkt(unsigned char *b, const char *src, const char *vip, __u8 proto, __u32 ip_len,
+		     int df, int tags)
+{
+	int v6 = strchr(vip, ':') != NULL;
+	struct pkt p;
+	int i;
+
+	pkt_eth(&p, v6 ? ETH_P_IPV6 : ETH_P_IP);
+	for (i = 0; i < tags; i++)
+		pkt_vlan(&p, i ? ETH_P_8021Q : ETH_P_8021AD, (unsigned short)(100 + i));
+	if (v6)
+		pkt_ipv6(&p, src, vip, proto);
+	else
+		pkt_ipv4(&p, src, vip, proto, 0);
+	if (proto == IPPROTO_TCP || proto == IPPROTO_UDP)
+		pkt_ports(&p, proto, 5000, 80);
+	pkt_payload(&p, ip_len - (p.len - p.l3_off));
+	pkt_finish(&p);
+	if (!v6 && df) {
+		struct iphdr *ip = (struct iphdr *)(p.buf + p.l3_off);
+
+		ip->frag_off |= htons(0x4000);
+		ip->check = 0;
+		ip->check = pkt_csum(ip, 20);
+	}
+	memcpy(b, p.buf, p.len);
+	return p.len;
+}
+
+/*
+ * The answer to @in, built here: its L2 header with the MACs swapped (tags
+ * kept), a new IP header from the VIP to the client, the ICMP header with
+ * @mtu, and the first 128 bytes of the packet; checksums computed afresh.
+ */
+static __u32 too_big_of(const unsigned char *in, __u32 l3, __u32 mtu, unsigned char *out)
+{
+	const unsigned char *ip = in + l3;
+	int v6 = (ip[0] >> 4) == 6;
+	__u32 hdr = v6 ? 40 : 20, n = 0, sum;
+	unsigned char *nip, *icmp;
+
+	memcpy(out, in + 6, 6);
+	memcpy(out + 6, in, 6);
+	memcpy(out + 12, in + 12, l3 - 12);
+	n = l3;
+	nip = out + n;
+	memset(nip, 0, hdr + 8);
+	icmp = nip + hdr;
+	memcpy(icmp + 8, ip, 128);
+	if (!v6) {
+		nip[0] = 0x45;
+		put16(nip + 2, 20 + 8 + 128);
+		nip[8] = 64;
+		nip[9] = IPPROTO_ICMP;
+		memcpy(nip + 12, ip + 16, 4);
+		memcpy(nip + 16, ip + 12, 4);
+		put16(nip + 10, fold(sum16(nip, 20, 0)));
+		icmp[0] = 3;
+		icmp[1] = 4;
+		put16(icmp + 6, (__u16)mtu);
+		put16(icmp + 2, fold(sum16(icmp, 136, 0)));
+	} else {
+		nip[0] = 0x60;
+		put16(nip + 4, 136);
+		nip[6] = IPPROTO_ICMPV6;
+		nip[7] = 64;
+		memcpy(nip + 8, ip + 24, 16);
+		memcpy(nip + 24, ip + 8, 16);
+		icmp[0] = 2;
+		icmp[4] = (__u8)(mtu >> 24);
+		icmp[5] = (__u8)(mtu >> 16);
+		icmp[6] = (__u8)(mtu >> 8);
+		icmp[7] = (__u8)mtu;
+		sum = sum16(nip + 8, 32, 136 + IPPROTO_ICMPV6);
+		put16(icmp + 2, fold(sum16(icmp, 136, sum)));
+	}
+	return l3 + hdr + 136;
+}
+
+/* Send @in: answered with exactly too_big_of(@in, @l3, @mtu), counted icmp_too_big_sent. */
+static void expect_too_big(const unsigned char *in, __u32 len, __u32 l3, __u32 mtu,
+			   const char *what)
+{
+	unsigned char out[2048], want[512];
+	__u32 out_len = sizeof(out), want_len = too_big_of(in, l3, mtu, want), i;
+	__u64 before[XS_C_MAX];
+	int ret;
+
+	counters(before);
+	ret = prog_env_run_on(&env, if_a, in, len, 1, out, &out_len, NULL);
+	ASSERT_EQ(ret, XDP_TX, what);
+	ASSERT_EQ(delta(before, XS_C_ICMP_TOO_BIG), 1, what);
+	ASSERT_EQ(delta(before, XS_C_TOO_BIG), 0, what);
+	if (!ASSERT_EQ(out_len, want_len, what))
+		return;
+	for (i = 0; i < out_len; i++)
+		if (!ASSERT_TRUE(out[i] == want[i], "%s: byte %u is 0x%02x, want 0x%02x", what, i,
+				 out[i], want[i]))
+			return;
+}
+
+/* Send @in: dropped, too_big, no ICMP. */
+static void expect_too_big_drop(const unsigned char *in, __u32 len, const char *what)
+{
+	__u64 before[XS_C_MAX];
+
+	counters(before);
+	ASSERT_EQ(prog_env_run_on(&env, if_a, in, len, 1, NULL, NULL, NULL), XDP_DROP, what);
+	ASSERT_EQ(delta(before, XS_C_TOO_BIG), 1, what);
+	ASSERT_EQ(delta(before, XS_C_ICMP_TOO_BIG), 0, what);
+}
+
+/*
+ * 1500 bytes with DF to a VIP whose backends lie behind lbA (MTU 1500): 1520
+ * once encapsulated, so it is answered, with the 1480 bytes that fit. The
+ * same flow's next packet, sent from its cached recipe, gets the same answer.
+ */
+TEST(too_big_with_df_gets_fragmentation_needed)
+{
+	unsigned char in[1600];
+	__u32 len = big_pkt(in, "192.168.7.1", "10.200.1.3", IPPROTO_UDP, 1500, 1, 0);
+
+	expect_too_big(in, len, 14, 1480, "UDP, DF");
+	expect_too_big(in, len, 14, 1480, "UDP, DF, again (from the flow cache)");
+	len = big_pkt(in, "192.168.7.2", "10.200.1.3", IPPROTO_UDP, 1481, 1, 0);
+	expect_too_big(in, len, 14, 1480, "one byte too many");
+	len = big_pkt(in, "192.168.7.3", "10.200.1.3", IPPROTO_UDP, 1480, 1, 0);
+	{
+		__u64 before[XS_C_MAX];
+
+		counters(before);
+		ASSERT_EQ(prog_env_run_on(&env, if_a, in, len, 1, NULL, NULL, NULL), XDP_TX,
+			  "1480 bytes fit: tunnelled");
+		ASSERT_EQ(delta(before, XS_C_ICMP_TOO_BIG) + delta(before, XS_C_TOO_BIG), 0,
+			  "1480 bytes: neither answered nor dropped");
+	}
+	len = big_pkt(in, "192.168.7.4", "10.200.1.3", IPPROTO_UDP, 1500, 1, 2);
+	expect_too_big(in, len, 22, 1480, "two VLAN tags: the answer keeps them");
+}
+
+TEST(too_big_answered_only_where_a_router_would)
+{
+	unsigned char in[1600];
+	__u32 len;
+
+	len = big_pkt(in, "192.168.8.1", "10.200.1.3", IPPROTO_UDP, 1500, 0, 0);
+	expect_too_big_drop(in, len, "IPv4 without DF");
+	/* Fragments carry no ports: they reach only an any-port service. */
+	len = big_pkt(in, "192.168.8.2", "10.200.1.5", IPPROTO_UDP, 1500, 1, 0);
+	in[14 + 6] |= 0x01; /* offset 256 bytes: not the first fragment */
+	expect_too_big_drop(in, len, "a later fragment");
+	/* A "fragmentation needed" about a backend's reply (10.200.1.3:80 ->
+	 * 192.168.8.3:5000), padded to 1500 bytes: steered to the flow's
+	 * backend, and too big for the tunnel; never an error about an error. */
+	len = big_pkt(in, "192.168.8.4", "10.200.1.3", IPPROTO_ICMP, 1500, 1, 0);
+	{
+		unsigned char q[64];
+
+		big_pkt(q, "10.200.1.3", "192.168.8.3", IPPROTO_UDP, 28, 0, 0);
+		memset(in + 34, 0, 8);
+		in[34] = 3;
+		in[35] = 4;
+		memcpy(in + 42, q + 14, 28);
+		/* The quote's ports: 80 -> 5000, reversed to the client's flow. */
+		put16(in + 42 + 20, 80);
+		put16(in + 42 + 22, 5000);
+	}
+	expect_too_big_drop(in, len, "an ICMP error: never an error about one");
+}
+
+/*
+ * IPv6 to an IPv6 backend (40 bytes of IP6IP6) and IPv4 to an IPv6 backend
+ * (IPv4-in-IPv6): the MTU that fits counts the outer header of the backend's
+ * family.
+ */
+TEST(too_big_ipv6_gets_packet_too_big)
+{
+	unsigned char in[1600];
+	__u32 len;
+
+	len = big_pkt(in, "fc00:2::7", "fc00:1::2", IPPROTO_TCP, 1500, 0, 0);
+	expect_too_big(in, len, 14, 1460, "IPv6 TCP, IP6IP6");
+	len = big_pkt(in, "fc00:2::8", "fc00:1::2", IPPROTO_UDP, 1500, 0, 1);
+	expect_too_big(in, len, 18, 1460, "IPv6 UDP, one VLAN tag");
+	len = big_pkt(in, "192.168.9.1", "10.200.1.4", IPPROTO_TCP, 1470, 1, 0);
+	expect_too_big(in, len, 14, 1460, "IPv4 in IPv6: 40 bytes of outer header");
+}
+
+/* At most the burst, then the rate: the rest are dropped and counted. */
+TEST(too_big_answers_are_rate_limited)
+{
+	unsigned char in[1600];
+	char src[32];
+	__u64 before[XS_C_MAX], sent, limited;
+	__u32 i, len;
+
+	counters(before);
+	for (i = 0; i < 3 * XS_DEFAULT_ICMP_BURST; i++) {
+		snprintf(src, sizeof(src), "192.168.10.%u", i % 250 + 1);
+		len = big_pkt(in, src, "10.200.1.3", IPPROTO_UDP, 1500, 1, 0);
+		prog_env_run_on(&env, if_a, in, len, 1, NULL, NULL, NULL);
+	}
+	sent = delta(before, XS_C_ICMP_TOO_BIG);
+	limited = delta(before, XS_C_ICMP_LIMITED);
+	printf("  %d packets too big: %llu answered, %llu over the rate\n",
+	       3 * XS_DEFAULT_ICMP_BURST, (unsigned long long)sent, (unsigned long long)limited);
+	ASSERT_TRUE(sent + limited == 3 * XS_DEFAULT_ICMP_BURST, "every one answered or limited");
+	ASSERT_TRUE(sent <= XS_DEFAULT_ICMP_BURST + 20, "answered: the burst and what the rate "
+		    "refilled meanwhile (%llu)", (unsigned long long)sent);
+	ASSERT_EQ(delta(before, XS_C_TOO_BIG), limited, "the limited ones are dropped as too_big");
+}
+
+/* attach --too-big drop: count and drop, as before. */
+TEST(too_big_drop_policy)
+{
+	static const char *const be[] = { "10.0.0.1" };
+	struct prog_env_cfg cfg = { .flow_entries = 4096, .unparsed_verdict = XDP_PASS,
+				    .too_big = XS_TOO_BIG_DROP };
+	struct prog_env saved = env;
+	unsigned char in[1600];
+	__u32 len;
+
+	if (!ASSERT_EQ(prog_env_open_cfg(&env, &cfg), 0, "load with --too-big drop") ||
+	    !ASSERT_EQ(prog_env_targets(&env, XS_ALGO_JUMP, 0, 0, seed), 0, "empty queue pool") ||
+	    !ASSERT_TRUE(add_service("10.200.1.3:80/udp", XS_ENCAP_IPIP, be, 1), "service")) {
+		env = saved;
+		return;
+	}
+	len = big_pkt(in, "192.168.11.1", "10.200.1.3", IPPROTO_UDP, 1500, 1, 0);
+	expect_too_big_drop(in, len, "DF, policy drop");
+	prog_env_close(&env);
+	env = saved;
+}
+
 static int setup(void)
 {
 	static const char *const be[] = { "10.0.0.1", "10.0.0.2", "10.0.0.3" };
+	static const char *const be6[] = { "2001:db8:20::11" };
 
 	if (stay_on_one_cpu("prog_icmp"))
 		exit(1);
@@ -299,7 +545,11 @@ static int setup(void)
 	    prog_env_open(&env, 4096, XDP_PASS) || prog_env_targets(&env, XS_ALGO_JUMP, 0, 0, seed) ||
 	    !add_service("10.200.1.1:80/udp", XS_ENCAP_IPIP, be, 3) ||
 	    !add_service("10.200.1.3:80/udp", XS_ENCAP_IPIP, be, 3) ||
-	    !add_service("[fc00:1::1]:80/udp", XS_ENCAP_IPIP, be, 0)) {
+	    !add_service("[fc00:1::1]:80/udp", XS_ENCAP_IPIP, be, 0) ||
+	    !add_service("[fc00:1::2]:80/tcp", XS_ENCAP_IPIP, be6, 1) ||
+	    !add_service("[fc00:1::2]:80/udp", XS_ENCAP_IPIP, be6, 1) ||
+	    !add_service("10.200.1.4:80/tcp", XS_ENCAP_IPIP, be6, 1) ||
+	    !add_service("10.200.1.5:*/udp", XS_ENCAP_IPIP, be, 3)) {
 		fprintf(stderr, "FAIL: cannot set up the namespace or load the XDP program\n");
 		return -1;
 	}
