@@ -116,12 +116,22 @@ XS_INLINE int xs_parse_quote4(void *pos, void *end, void *data_end, struct xs_fl
 	return 0;
 }
 
+XS_INLINE int xs_ip6_is_mapped(const __be32 *a)
+{
+	return !a[0] && !a[1] && a[2] == bpf_htonl(0xffff);
+}
+
 XS_INLINE int xs_parse_quote6(void *pos, void *end, void *data_end, struct xs_flow_key *key)
 {
 	struct ipv6hdr *q = pos;
 	__be16 *ports = (void *)(q + 1);
 
 	if (XS_PAST(q, sizeof(*q), end, data_end) || q->version != 6)
+		return -1;
+	/* As in a packet's own header (xs_parse_ipv6()): reversed into a key, a
+	 * mapped address would name an IPv4 VIP. */
+	if (xs_ip6_is_mapped((const __be32 *)&q->saddr) ||
+	    xs_ip6_is_mapped((const __be32 *)&q->daddr))
 		return -1;
 	__builtin_memcpy(key->src, &q->daddr, 16);
 	__builtin_memcpy(key->dst, &q->saddr, 16);
@@ -246,11 +256,6 @@ XS_INLINE int xs_parse_ipv4(void *pos, void *data_end, struct xs_parsed *p)
 	end = pos + tot_len;
 	XS_OPAQUE(end);
 	return xs_parse_ports(pos + ihl_bytes, end, data_end, ip->protocol, p);
-}
-
-XS_INLINE int xs_ip6_is_mapped(const __be32 *a)
-{
-	return !a[0] && !a[1] && a[2] == bpf_htonl(0xffff);
 }
 
 XS_INLINE int xs_parse_ipv6(void *pos, void *data_end, struct xs_parsed *p)

@@ -403,6 +403,46 @@ TEST(icmp_error_quotes)
 	expect(&p, 0, XDP_REDIRECT, BUMP(XS_C_FLOW_HIT), &k, "nested, inner header only");
 }
 
+/*
+ * An ICMPv6 "packet too big" whose quote holds an IPv4-mapped address: the
+ * parser refuses such headers in a packet (ipv6_mapped_addr), and must in a
+ * quote too. Reversed into the client's flow, ::ffff:a.b.c.d would match the
+ * IPv4 VIP a.b.c.d, and the ICMPv6 packet would be tunnelled as IPIP. A bad
+ * quote: keyed as the ICMPv6 packet itself. (Found by the fuzzer's
+ * independent reference: tests/fuzz/repro/v6_quote_mapped.)
+ */
+TEST(icmpv6_quote_with_mapped_address)
+{
+	static const char *const mapped[][2] = {
+		{ "::ffff:10.9.0.2", "2001:db8:9:7::1" }, /* the backend's reply, from a VIP */
+		{ "2001:db8:9::2", "::ffff:10.9.7.1" },
+	};
+	struct xs_flow_key k;
+	struct pkt p, q;
+	unsigned char *h;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		char what[96];
+
+		pkt_eth(&q, ETH_P_IPV6);
+		pkt_ipv6(&q, mapped[i][0], mapped[i][1], IPPROTO_TCP);
+		pkt_ports(&q, IPPROTO_TCP, 80, 7000);
+		pkt_finish(&q);
+		pkt_eth(&p, ETH_P_IPV6);
+		pkt_ipv6(&p, "2001:db8:9:7::fe", "2001:db8:9::2", IPPROTO_ICMPV6);
+		h = pkt_push(&p, 8);
+		h[0] = 2;
+		memcpy(pkt_push(&p, 60), q.buf + ETH_HLEN, 60);
+		pkt_finish(&p);
+		key_v6(&k, "2001:db8:9:7::fe", "2001:db8:9::2", IPPROTO_ICMPV6, 0, 0);
+		snprintf(what, sizeof(what), "quote %s -> %s", mapped[i][0], mapped[i][1]);
+		expect(&p, 0, XDP_REDIRECT,
+		       i ? BUMP(XS_C_ICMP_BAD_QUOTE, XS_C_FLOW_HIT) : BUMP(XS_C_ICMP_BAD_QUOTE, XS_C_FLOW_NEW),
+		       &k, what);
+	}
+}
+
 static int setup(void)
 {
 	if (prog_env_open(&env, 4096, XDP_PASS) || prog_env_targets(&env, XS_ALGO_JUMP, 0, 2, seed)) {
