@@ -24,6 +24,11 @@ const volatile struct xs_timeouts cfg_timeouts = {
 	.refresh = XS_S_TO_TICKS(XS_MAX_REFRESH_S),
 };
 
+/* A packet too big once encapsulated: enum xs_too_big, and the ICMP rate (0: no limit). */
+const volatile __u32 cfg_too_big = XS_TOO_BIG_ICMP;
+const volatile __u32 cfg_icmp_rate = XS_DEFAULT_ICMP_RATE;
+const volatile __u32 cfg_icmp_burst = XS_DEFAULT_ICMP_BURST;
+
 /* How often the flow clock ticks: a fraction of the shortest timeout's refresh. */
 const volatile __u64 cfg_clock_period_ns = 10000000ULL;
 

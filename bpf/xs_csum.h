@@ -14,6 +14,19 @@ static __always_inline __u16 xs_csum_fold(__u32 sum)
 	return (__u16)~sum;
 }
 
+/*
+ * RFC 1624 eqn. 3: the checksum @hc of data in which the 16-bit word @m became
+ * @m2, all three as the packet holds them: HC' = ~(~HC + ~m + m'). It agrees
+ * with a full recomputation except on data that sums to zero, where it gives
+ * 0x0000 and a recomputation 0xffff: only an all-zero message does that, and
+ * only a checksum that covers nothing else can see it (an IPv4 header, or
+ * ICMPv6 with its pseudo-header, never can; ICMPv4 can: xs_echo_reply()).
+ */
+static __always_inline __u16 xs_csum_replace(__u16 hc, __u16 m, __u16 m2)
+{
+	return xs_csum_fold((__u32)(__u16)~hc + (__u16)~m + m2);
+}
+
 static __always_inline void xs_ip4_csum(struct iphdr *ip)
 {
 	__u16 *w = (__u16 *)ip;

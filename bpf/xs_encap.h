@@ -125,22 +125,25 @@ static __always_inline int xs_encap(struct xdp_md *ctx, const struct xs_parsed *
 	data = (void *)(long)ctx->data;
 	data_end = (void *)(long)ctx->data_end;
 	eth = data;
-	if ((void *)(eth + 1) > data_end)
+	/*
+	 * Cannot fail: the frame now holds Ethernet, the outer header and an IP
+	 * packet of at least 20 bytes, so at least an IPv6 header's worth. One
+	 * check covers either outer header.
+	 */
+	if ((void *)(eth + 1) + sizeof(struct ipv6hdr) > data_end) {
+		xs_count(XS_C_ENCAP_ERR);
 		return XDP_DROP;
+	}
 	xs_set_macs(eth, r->dmac);
 	if (r->family == 4) {
 		struct iphdr *ip = (void *)(eth + 1);
 
-		if ((void *)(ip + 1) > data_end)
-			return XDP_DROP;
 		eth->h_proto = bpf_htons(ETH_P_IP);
 		xs_ip4_outer(ip, p->tos, p->ip_len + sizeof(*ip), r->saddr[0], r->daddr[0]);
 	} else {
 		struct ipv6hdr *ip6 = (void *)(eth + 1);
 		__u32 label = r->label;
 
-		if ((void *)(ip6 + 1) > data_end)
-			return XDP_DROP;
 		eth->h_proto = bpf_htons(ETH_P_IPV6);
 		ip6->version = 6;
 		ip6->priority = p->tos >> 4;

@@ -10,6 +10,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include "xdpsteer.h"
+#include "xs_budget.h"
 #include "xs_maps.h"
 #include "xs_config.h"
 #include "xs_clock.h"
@@ -103,29 +104,13 @@ static __always_inline struct xs_flow_cache_entry *xs_cache_hit(const struct xs_
 /* May this CPU pin one more new flow now? A token bucket, read only for new flows. */
 static __always_inline int xs_pin_allowed(void)
 {
-	const __u64 unit = 1000000000ULL, cap = (__u64)cfg_pin_burst * unit;
 	struct xs_pin_budget *b;
 	__u32 zero = 0;
-	__u64 now, elapsed;
 
 	if (!cfg_pin_rate)
 		return 1;
 	b = bpf_map_lookup_elem(&xs_pin_budget, &zero);
-	if (!b)
-		return 1;
-	now = bpf_ktime_get_coarse_ns();
-	elapsed = now - b->last_ns;
-	b->last_ns = now;
-	/* Clamp first: elapsed * rate must not overflow after a long quiet spell. */
-	if (elapsed > cap / cfg_pin_rate)
-		elapsed = cap / cfg_pin_rate;
-	b->credit += elapsed * cfg_pin_rate;
-	if (b->credit > cap)
-		b->credit = cap;
-	if (b->credit < unit)
-		return 0;
-	b->credit -= unit;
-	return 1;
+	return b ? xs_budget_take(b, cfg_pin_rate, cfg_pin_burst) : 1;
 }
 
 /* A flow's first FIN or RST: count the backend's flow as closed, once. */

@@ -126,6 +126,14 @@ struct {
 	__type(value, struct xs_pin_budget);
 } xs_pin_budget SEC(".maps");
 
+/* The same token bucket for ICMP "too big" answers (cfg_icmp_rate). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xs_pin_budget);
+} xs_icmp_budget SEC(".maps");
+
 /*
  * The flow clock: a BPF timer that re-arms itself and stamps xs_now (in
  * xs_clock.h). Pinned, so the timer lives as long as the attachment.

@@ -36,10 +36,12 @@ static __always_inline void xs_fib_query(struct xdp_md *ctx, const struct xs_tar
  * Next hop towards backend @id: from this CPU's cache while it is fresh,
  * else from bpf_fib_lookup() (two lookups: one for the MACs, one that
  * reports the route MTU). Returns the BPF_FIB_LKUP_RET_* code; on success
- * *nh points at the cached entry. Failures are not cached.
+ * *nh points at the cached entry. Failures are not cached. When only the
+ * neighbour is missing (BPF_FIB_LKUP_RET_NO_NEIGH) the route is known, and
+ * *mtu is its MTU: the MTU policy holds on that path too.
  */
 static __always_inline int xs_nexthop(struct xdp_md *ctx, const struct xs_target *be, __u32 id,
-				      int hot, struct xs_nexthop **nh)
+				      int hot, struct xs_nexthop **nh, __u16 *mtu)
 {
 	struct bpf_fib_lookup fib;
 	struct xs_nexthop *c;
@@ -65,16 +67,26 @@ static __always_inline int xs_nexthop(struct xdp_md *ctx, const struct xs_target
 
 	xs_fib_query(ctx, be, 0, &fib);
 	rc = bpf_fib_lookup(ctx, &fib, sizeof(fib), 0);
+	if (rc != BPF_FIB_LKUP_RET_SUCCESS && rc != BPF_FIB_LKUP_RET_NO_NEIGH)
+		return rc;
+	if (rc == BPF_FIB_LKUP_RET_SUCCESS) {
+		__builtin_memcpy(c->smac, fib.smac, ETH_ALEN);
+		__builtin_memcpy(c->dmac, fib.dmac, ETH_ALEN);
+		c->ifindex = fib.ifindex;
+	}
+
+	/*
+	 * Ask again with the largest length: the FIB answers with the route
+	 * MTU. It checks the MTU before it looks for the neighbour, so this
+	 * answers without a neighbour too.
+	 */
+	xs_fib_query(ctx, be, 0xffff, &fib);
+	*mtu = bpf_fib_lookup(ctx, &fib, sizeof(fib), 0) == BPF_FIB_LKUP_RET_FRAG_NEEDED
+		       ? fib.mtu_result
+		       : 0xffff;
 	if (rc != BPF_FIB_LKUP_RET_SUCCESS)
 		return rc;
-	__builtin_memcpy(c->smac, fib.smac, ETH_ALEN);
-	__builtin_memcpy(c->dmac, fib.dmac, ETH_ALEN);
-	c->ifindex = fib.ifindex;
-
-	/* Ask again with the largest length: the FIB answers with the route MTU. */
-	xs_fib_query(ctx, be, 0xffff, &fib);
-	rc = bpf_fib_lookup(ctx, &fib, sizeof(fib), 0);
-	c->mtu = rc == BPF_FIB_LKUP_RET_FRAG_NEEDED ? fib.mtu_result : 0xffff;
+	c->mtu = *mtu;
 	c->uid = be->uid;
 	c->expires = now + XS_NEXTHOP_TTL_NS;
 	return BPF_FIB_LKUP_RET_SUCCESS;

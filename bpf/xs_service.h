@@ -81,6 +81,7 @@ static __always_inline int xs_deliver_backend(struct xdp_md *ctx, const struct x
 	struct xs_nexthop *nh = NULL;
 	struct xs_recipe r = {};
 	__u32 id = svc->id;
+	__u16 mtu = 0;
 	int rc;
 
 	if (!t || t->kind != XS_TARGET_BACKEND) {
@@ -91,9 +92,9 @@ static __always_inline int xs_deliver_backend(struct xdp_md *ctx, const struct x
 		return XDP_PASS;
 	}
 	ss = xs_count_backend(id, pin->target, p->ip_len);
-	rc = xs_nexthop(ctx, t, pin->target, hot, &nh);
+	rc = xs_nexthop(ctx, t, pin->target, hot, &nh, &mtu);
 	if (rc == BPF_FIB_LKUP_RET_NO_NEIGH)
-		return xs_send_no_neigh(ctx, p, svc, t, pin->hash);
+		return xs_send_no_neigh(ctx, p, svc, t, pin->hash, mtu, ss);
 	if (rc != BPF_FIB_LKUP_RET_SUCCESS || !nh) {
 		xs_count(XS_C_FIB_FAIL);
 		return XDP_PASS;

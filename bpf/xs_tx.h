@@ -14,7 +14,9 @@
 #include <bpf/bpf_helpers.h>
 #include "xdpsteer.h"
 #include "xs_count.h"
+#include "xs_config.h"
 #include "xs_encap.h"
+#include "xs_icmp.h"
 #include "xs_maps.h"
 #include "xs_parse.h"
 
@@ -48,6 +50,34 @@ static __always_inline int xs_transmit(struct xdp_md *ctx, __u32 ifindex)
 	return XDP_PASS;
 }
 
+/* Would @p exceed @mtu once it carries an outer header for a @family backend? */
+static __always_inline int xs_over_mtu(const struct xs_parsed *p, __u8 family, __u16 mtu)
+{
+	return p->ip_len + (family == 4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr)) > mtu;
+}
+
+/*
+ * A packet that would not fit the route to its @family backend, of @mtu: it
+ * is never sent on, oversized or cut. By the attach's policy (cfg_too_big)
+ * it is answered with ICMP carrying the MTU that fits, where a router would
+ * answer (xs_too_big_global()), or dropped; counted too_big unless answered.
+ */
+static __always_inline int xs_send_too_big(struct xdp_md *ctx, const struct xs_parsed *p,
+					   struct xs_service_stats *ss, __u8 family, __u16 mtu)
+{
+	__u32 outer = family == 4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
+	__u32 is_icmp = p->icmp != XS_ICMP_NONE || p->key.proto == IPPROTO_ICMP ||
+			p->key.proto == IPPROTO_ICMPV6;
+
+	if (ss)
+		ss->too_big++;
+	if (cfg_too_big == XS_TOO_BIG_DROP || mtu <= outer) {
+		xs_count(XS_C_TOO_BIG);
+		return XDP_DROP;
+	}
+	return xs_too_big_global(ctx, p->l3_off, p->family, mtu - outer, is_icmp);
+}
+
 /*
  * Send as @r says: encapsulated (ipip) or with new MACs (l2, L2 direct server
  * return: the frame is unchanged but for its MACs).
@@ -60,19 +90,15 @@ static __always_inline int xs_send(struct xdp_md *ctx, const struct xs_parsed *p
 	int rc;
 
 	if (r->encap == XS_ENCAP_L2) {
-		if ((void *)(eth + 1) > data_end)
+		if ((void *)(eth + 1) > data_end) {
+			xs_count(XS_C_TRUNC_ETH); /* cannot happen: it was parsed */
 			return XDP_PASS;
+		}
 		xs_set_macs(eth, r->dmac);
 		return xs_transmit(ctx, r->ifindex);
 	}
-	if (p->ip_len + (r->family == 4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr)) >
-	    r->mtu) {
-		/* Policy: count and drop. Never send it on oversized or cut. */
-		if (ss)
-			ss->too_big++;
-		xs_count(XS_C_TOO_BIG);
-		return XDP_DROP;
-	}
+	if (xs_over_mtu(p, r->family, r->mtu))
+		return xs_send_too_big(ctx, p, ss, r->family, r->mtu);
 	rc = xs_encap(ctx, p, r);
 	return rc ? rc : xs_transmit(ctx, r->ifindex);
 }
@@ -83,11 +109,13 @@ static __always_inline int xs_send(struct xdp_md *ctx, const struct xs_parsed *p
  * managed neighbour entry), so the packet goes up unchanged until it
  * resolves. ipip: the tunnel packet goes up to be routed by the stack, which
  * resolves the neighbour; its MACs are the frame's own destination, so the
- * stack takes it as addressed to this host.
+ * stack takes it as addressed to this host. The MTU policy first, as on
+ * every way to a backend: @mtu is the route's.
  */
 static __always_inline int xs_send_no_neigh(struct xdp_md *ctx, const struct xs_parsed *p,
 					    const struct xs_service *svc,
-					    const struct xs_target *be, __u32 flow_hash)
+					    const struct xs_target *be, __u32 flow_hash,
+					    __u16 mtu, struct xs_service_stats *ss)
 {
 	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = data;
@@ -95,8 +123,12 @@ static __always_inline int xs_send_no_neigh(struct xdp_md *ctx, const struct xs_
 	int rc;
 
 	if (svc->encap != XS_ENCAP_L2) {
-		if ((void *)(eth + 1) > data_end)
+		if (xs_over_mtu(p, be->family, mtu))
+			return xs_send_too_big(ctx, p, ss, be->family, mtu);
+		if ((void *)(eth + 1) > data_end) {
+			xs_count(XS_C_TRUNC_ETH); /* cannot happen: it was parsed */
 			return XDP_PASS;
+		}
 		__builtin_memcpy(r.dmac, eth->h_dest, ETH_ALEN);
 		__builtin_memcpy(r.smac, eth->h_dest, ETH_ALEN);
 		xs_recipe_outer(&r, svc, be, flow_hash);

@@ -110,8 +110,23 @@ struct xs_service_stats {
 	__u64 packets;
 	__u64 bytes;
 	__u64 no_backend;    /* passed: the service has no live backend */
-	__u64 too_big;       /* dropped: the encapsulated packet would exceed the MTU */
+	__u64 too_big;       /* the encapsulated packet would exceed the MTU: answered or dropped */
 };
+
+/*
+ * What a packet gets that would exceed the route MTU once encapsulated
+ * (attach --too-big): an ICMP "fragmentation needed" (IPv4 with DF) or
+ * ICMPv6 "packet too big" back to the client, with the MTU that fits, at
+ * most XS_DEFAULT_ICMP_RATE a second per CPU; or, as before, nothing.
+ * Either way it is not sent on, and counted too_big unless answered.
+ */
+enum xs_too_big {
+	XS_TOO_BIG_ICMP = 0,
+	XS_TOO_BIG_DROP = 1,
+};
+#define XS_DEFAULT_ICMP_RATE 1000   /* ICMP "too big" per second per CPU, as Linux's icmp_msgs_per_sec */
+#define XS_DEFAULT_ICMP_BURST 100
+#define XS_TOO_BIG_QUOTE 128        /* bytes of the packet quoted: its headers, and then some */
 
 /*
  * A pool is one inner array map of union xs_pool_entry: entry 0 is the
@@ -245,7 +260,10 @@ XS_INLINE __u64 xs_target_load(__u32 target, __u64 packets, __u64 dequeued, __u6
 	X(XS_C_ICMP_BAD_QUOTE, icmp_bad_quote, "info")                        \
 	X(XS_C_TX, tx, "info")                                                \
 	X(XS_C_TX_REDIRECT, tx_redirect, "info")                              \
-	X(XS_C_RECIPE_MADE, recipe_made, "info")
+	X(XS_C_RECIPE_MADE, recipe_made, "info")                              \
+	X(XS_C_ICMP_ECHO_PASS, icmp_echo_passed, "pass")                      \
+	X(XS_C_ICMP_TOO_BIG, icmp_too_big_sent, "tx")                         \
+	X(XS_C_ICMP_LIMITED, icmp_rate_limited, "info")
 
 #define XS_COUNTER_ENUM(e, name, kind) e,
 enum xs_counter { XS_COUNTERS(XS_COUNTER_ENUM) XS_C_MAX };
@@ -320,10 +338,11 @@ struct xs_nexthop {
 };
 
 /*
- * xs_pin_budget (per-CPU): a token bucket for new pins. Above the rate
- * (--pin-rate, per CPU) new flows are steered without a pin, so a flood of
- * new flows cannot evict established pins from the LRU faster than that.
- * credit is in nanotoken units (1e9 per pin).
+ * xs_pin_budget and xs_icmp_budget (per-CPU): token buckets for new pins and
+ * for ICMP "too big" answers. Above the pin rate (--pin-rate, per CPU) new
+ * flows are steered without a pin, so a flood of new flows cannot evict
+ * established pins from the LRU faster than that. credit is in nanotoken
+ * units (1e9 per token).
  */
 struct xs_pin_budget {
 	__u64 credit;

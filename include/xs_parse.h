@@ -8,6 +8,11 @@
  * Returns XS_PARSE_OK with the flow key filled in, or the xs_counter that
  * names why the packet could not be keyed. Fragments of one datagram, first
  * or not, are keyed on (src, dst, proto) only, so they all meet.
+ *
+ * Everything after the IP header is judged against the datagram's own end
+ * (IPv4 total length, IPv6 payload length), not the frame's: bytes after it
+ * are Ethernet padding or garbage, never ports. Each check is made against
+ * both ends (XS_PAST): the verifier learns packet bounds only from data_end.
  */
 #ifndef XS_PARSE_H
 #define XS_PARSE_H
@@ -27,6 +32,17 @@
 
 #define XS_IP_MF 0x2000
 #define XS_IP_OFFSET 0x1fff
+
+/*
+ * The datagram's end, made opaque to the compiler: it knows the end lies
+ * within the frame and would drop the check against data_end, the only one
+ * the verifier learns from.
+ */
+#define XS_OPAQUE(x) asm volatile("" : "+r"(x))
+
+/* Do @n bytes at @at run past the datagram's @end or the frame's @data_end? */
+#define XS_PAST(at, n, end, data_end)                                                    \
+	((void *)(at) + (n) > (void *)(end) || (void *)(at) + (n) > (void *)(data_end))
 
 struct xs_vlan_hdr {
 	__be16 tci;
@@ -73,13 +89,13 @@ struct xs_parsed {
  * backend sent from VIP:port to the client. Reversed, the quote is the
  * client's flow to the VIP, so the error is steered with that flow.
  */
-XS_INLINE int xs_parse_quote4(void *pos, void *data_end, struct xs_flow_key *key)
+XS_INLINE int xs_parse_quote4(void *pos, void *end, void *data_end, struct xs_flow_key *key)
 {
 	struct iphdr *q = pos;
 	__u32 ihl;
 	__be16 *ports;
 
-	if ((void *)(q + 1) > data_end || q->version != 4 || q->ihl < 5)
+	if (XS_PAST(q, sizeof(*q), end, data_end) || q->version != 4 || q->ihl < 5)
 		return -1;
 	ihl = q->ihl * 4;
 	ports = pos + ihl;
@@ -93,19 +109,29 @@ XS_INLINE int xs_parse_quote4(void *pos, void *data_end, struct xs_flow_key *key
 	if (q->protocol != IPPROTO_TCP && q->protocol != IPPROTO_UDP &&
 	    q->protocol != IPPROTO_SCTP)
 		return 0;
-	if ((void *)(ports + 2) > data_end)
+	if (XS_PAST(ports, 4, end, data_end))
 		return -1;
 	key->sport = ports[1];
 	key->dport = ports[0];
 	return 0;
 }
 
-XS_INLINE int xs_parse_quote6(void *pos, void *data_end, struct xs_flow_key *key)
+XS_INLINE int xs_ip6_is_mapped(const __be32 *a)
+{
+	return !a[0] && !a[1] && a[2] == bpf_htonl(0xffff);
+}
+
+XS_INLINE int xs_parse_quote6(void *pos, void *end, void *data_end, struct xs_flow_key *key)
 {
 	struct ipv6hdr *q = pos;
 	__be16 *ports = (void *)(q + 1);
 
-	if ((void *)(q + 1) > data_end || q->version != 6)
+	if (XS_PAST(q, sizeof(*q), end, data_end) || q->version != 6)
+		return -1;
+	/* As in a packet's own header (xs_parse_ipv6()): reversed into a key, a
+	 * mapped address would name an IPv4 VIP. */
+	if (xs_ip6_is_mapped((const __be32 *)&q->saddr) ||
+	    xs_ip6_is_mapped((const __be32 *)&q->daddr))
 		return -1;
 	__builtin_memcpy(key->src, &q->daddr, 16);
 	__builtin_memcpy(key->dst, &q->saddr, 16);
@@ -116,7 +142,7 @@ XS_INLINE int xs_parse_quote6(void *pos, void *data_end, struct xs_flow_key *key
 	if (q->nexthdr != IPPROTO_TCP && q->nexthdr != IPPROTO_UDP &&
 	    q->nexthdr != IPPROTO_SCTP)
 		return 0;
-	if ((void *)(ports + 2) > data_end)
+	if (XS_PAST(ports, 4, end, data_end))
 		return -1;
 	key->sport = ports[1];
 	key->dport = ports[0];
@@ -130,13 +156,13 @@ XS_INLINE int xs_parse_quote6(void *pos, void *data_end, struct xs_flow_key *key
 #define XS_ICMP6_ECHO_REQUEST 128
 
 /* ICMP and ICMPv6: type and code in the first two bytes, the quote after 8. */
-XS_INLINE int xs_parse_icmp(void *pos, void *data_end, struct xs_parsed *p)
+XS_INLINE int xs_parse_icmp(void *pos, void *end, void *data_end, struct xs_parsed *p)
 {
 	__u8 *icmp = pos;
 	struct xs_flow_key quoted = {};
 	int err;
 
-	if ((void *)(icmp + 8) > data_end)
+	if (XS_PAST(icmp, 8, end, data_end))
 		return XS_C_TRUNC_L4;
 	if (p->family == 4 && icmp[0] == XS_ICMP_ECHO_REQUEST) {
 		p->icmp = XS_ICMP_ECHO;
@@ -147,9 +173,9 @@ XS_INLINE int xs_parse_icmp(void *pos, void *data_end, struct xs_parsed *p)
 		return XS_PARSE_OK;
 	}
 	if (p->family == 4 && icmp[0] == XS_ICMP_DEST_UNREACH && icmp[1] == XS_ICMP_FRAG_NEEDED)
-		err = xs_parse_quote4(icmp + 8, data_end, &quoted);
+		err = xs_parse_quote4(icmp + 8, end, data_end, &quoted);
 	else if (p->family == 6 && icmp[0] == XS_ICMP6_PKT_TOOBIG)
-		err = xs_parse_quote6(icmp + 8, data_end, &quoted);
+		err = xs_parse_quote6(icmp + 8, end, data_end, &quoted);
 	else
 		return XS_PARSE_OK;
 	if (err) {
@@ -161,7 +187,8 @@ XS_INLINE int xs_parse_icmp(void *pos, void *data_end, struct xs_parsed *p)
 	return XS_PARSE_OK;
 }
 
-XS_INLINE int xs_parse_ports(void *pos, void *data_end, __u8 proto, struct xs_parsed *p)
+XS_INLINE int xs_parse_ports(void *pos, void *end, void *data_end, __u8 proto,
+			     struct xs_parsed *p)
 {
 	struct xs_flow_key *key = &p->key;
 	__u32 need;
@@ -173,7 +200,7 @@ XS_INLINE int xs_parse_ports(void *pos, void *data_end, __u8 proto, struct xs_pa
 		 * are just protocols without ports. */
 		if ((proto == IPPROTO_ICMP) != (p->family == 4))
 			return XS_PARSE_OK;
-		return xs_parse_icmp(pos, data_end, p);
+		return xs_parse_icmp(pos, end, data_end, p);
 	case IPPROTO_TCP:
 		need = sizeof(struct tcphdr);
 		break;
@@ -186,7 +213,7 @@ XS_INLINE int xs_parse_ports(void *pos, void *data_end, __u8 proto, struct xs_pa
 	default:
 		return XS_PARSE_OK; /* keyed without ports */
 	}
-	if (pos + need > data_end)
+	if (XS_PAST(pos, need, end, data_end))
 		return XS_C_TRUNC_L4;
 	/* TCP, UDP and SCTP all start with the 16-bit source and dest ports. */
 	key->sport = ((__be16 *)pos)[0];
@@ -200,6 +227,7 @@ XS_INLINE int xs_parse_ipv4(void *pos, void *data_end, struct xs_parsed *p)
 {
 	struct iphdr *ip = pos;
 	__u32 ihl_bytes, tot_len;
+	void *end;
 
 	if ((void *)(ip + 1) > data_end)
 		return XS_C_TRUNC_IP;
@@ -225,17 +253,15 @@ XS_INLINE int xs_parse_ipv4(void *pos, void *data_end, struct xs_parsed *p)
 		p->is_frag = 1;
 		return XS_PARSE_OK;
 	}
-	return xs_parse_ports(pos + ihl_bytes, data_end, ip->protocol, p);
-}
-
-XS_INLINE int xs_ip6_is_mapped(const __be32 *a)
-{
-	return !a[0] && !a[1] && a[2] == bpf_htonl(0xffff);
+	end = pos + tot_len;
+	XS_OPAQUE(end);
+	return xs_parse_ports(pos + ihl_bytes, end, data_end, ip->protocol, p);
 }
 
 XS_INLINE int xs_parse_ipv6(void *pos, void *data_end, struct xs_parsed *p)
 {
 	struct ipv6hdr *ip6 = pos;
+	void *end;
 	__u8 nexthdr;
 	int i;
 
@@ -257,6 +283,8 @@ XS_INLINE int xs_parse_ipv6(void *pos, void *data_end, struct xs_parsed *p)
 	__builtin_memcpy(p->key.dst, &ip6->daddr, 16);
 	nexthdr = ip6->nexthdr;
 	pos = ip6 + 1;
+	end = pos + bpf_ntohs(ip6->payload_len);
+	XS_OPAQUE(end);
 
 	for (i = 0; i < XS_IP6_MAX_EXT; i++) {
 		struct xs_ip6_ext *ext = pos;
@@ -266,20 +294,20 @@ XS_INLINE int xs_parse_ipv6(void *pos, void *data_end, struct xs_parsed *p)
 		case IPPROTO_HOPOPTS:
 		case IPPROTO_ROUTING:
 		case IPPROTO_DSTOPTS:
-			if ((void *)(ext + 1) > data_end)
+			if (XS_PAST(ext, sizeof(*ext), end, data_end))
 				return XS_C_TRUNC_IP;
 			nexthdr = ext->nexthdr;
 			pos += (ext->hdrlen + 1) * 8;
 			break;
 		case IPPROTO_FRAGMENT:
-			if ((void *)(frag + 1) > data_end)
+			if (XS_PAST(frag, sizeof(*frag), end, data_end))
 				return XS_C_TRUNC_IP;
 			p->key.proto = frag->nexthdr;
 			p->is_frag = 1;
 			return XS_PARSE_OK;
 		default:
 			p->key.proto = nexthdr;
-			return xs_parse_ports(pos, data_end, nexthdr, p);
+			return xs_parse_ports(pos, end, data_end, nexthdr, p);
 		}
 	}
 	return XS_C_IP6_EXT_LIMIT;
@@ -361,7 +389,8 @@ XS_INLINE int xs_parse_fast(void *data, void *data_end, struct xs_parsed *p)
 		ip_len = bpf_ntohs(ip->tot_len);
 		proto = ip->protocol;
 		l4 = (void *)(ip + 1);
-		if (ip_len < sizeof(*ip) || (void *)ip + ip_len > data_end)
+		/* A datagram too short for UDP or TCP is the general parser's: it cuts L4. */
+		if (ip_len < sizeof(*ip) + sizeof(struct udphdr) || (void *)ip + ip_len > data_end)
 			return -1;
 		/* An IPv4 address is keyed IPv4-mapped: ::ffff:a.b.c.d. */
 		w[0] = 0;
@@ -377,7 +406,8 @@ XS_INLINE int xs_parse_fast(void *data, void *data_end, struct xs_parsed *p)
 		if ((void *)(l4 + sizeof(struct udphdr)) > data_end || ip6->version != 6)
 			return -1;
 		proto = ip6->nexthdr;
-		if ((void *)l4 + bpf_ntohs(ip6->payload_len) > data_end ||
+		if (bpf_ntohs(ip6->payload_len) < sizeof(struct udphdr) ||
+		    (void *)l4 + bpf_ntohs(ip6->payload_len) > data_end ||
 		    xs_ip6_is_mapped((const __be32 *)&ip6->saddr) ||
 		    xs_ip6_is_mapped((const __be32 *)&ip6->daddr))
 			return -1;
@@ -389,7 +419,10 @@ XS_INLINE int xs_parse_fast(void *data, void *data_end, struct xs_parsed *p)
 		return -1;
 	}
 	if (proto == IPPROTO_TCP) {
-		if ((void *)(l4 + sizeof(struct tcphdr)) > data_end)
+		/* The TCP header within the datagram (and, for the verifier, the frame). */
+		if (ip_len < (family == 4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr)) +
+				     sizeof(struct tcphdr) ||
+		    (void *)(l4 + sizeof(struct tcphdr)) > data_end)
 			return -1;
 		flags = l4[13];
 	} else if (proto != IPPROTO_UDP) {

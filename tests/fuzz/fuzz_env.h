@@ -46,7 +46,11 @@ static inline int fuzz_env_setup(void)
 	static const char *const be_v6[] = { "2001:db8:20::11" };
 	int i;
 
-	if (netns_setup() || prog_env_open(&env, XS_DEFAULT_FLOW_ENTRIES, XDP_PASS) ||
+	/* ICMP "too big" without a rate limit: every answer is then the same. */
+	struct prog_env_cfg pcfg = { .flow_entries = XS_DEFAULT_FLOW_ENTRIES,
+				     .unparsed_verdict = XDP_PASS, .icmp_rate = -1 };
+
+	if (netns_setup() || prog_env_open_cfg(&env, &pcfg) ||
 	    prog_env_targets(&env, XS_ALGO_JUMP, 0, FUZZ_QUEUE_TARGETS, seed))
 		return -1;
 	/* A hole sends the keys that land on it through the redraw path. */

@@ -207,5 +207,11 @@ int main(int argc, char **argv)
 	save("svc_ip6ip6", &p);
 	v4(&p, "198.51.100.9", VIP4, IPPROTO_TCP, 40002, 80, 1460);
 	save("svc_too_big", &p);
+	/* With DF: answered with "fragmentation needed"; IPv6: "packet too big". */
+	((struct iphdr *)(p.buf + p.l3_off))->frag_off = htons(0x4000);
+	pkt_finish(&p);
+	save("svc_too_big_df", &p);
+	v6(&p, "2001:db8:c::8", VIP6, IPPROTO_TCP, 40003, 443, 1440);
+	save("svc_too_big_v6", &p);
 	return failed;
 }

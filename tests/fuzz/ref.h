@@ -95,6 +95,8 @@ static inline __u16 ref_csum(const unsigned char *b, __u32 len)
 
 	for (i = 0; i + 1 < len; i += 2)
 		sum += (__u32)(b[i] << 8 | b[i + 1]);
+	if (len & 1)
+		sum += (__u32)(b[len - 1] << 8);
 	while (sum >> 16)
 		sum = (sum & 0xffff) + (sum >> 16);
 	return (__u16)~sum;
@@ -120,6 +122,7 @@ static inline void ref_echo(const unsigned char *in, __u32 len, const struct xs_
 		if ((o[l3] & 0xf) != 5) {
 			r->verdict = XDP_PASS;  /* options: not answered here */
 			r->bytes = REF_SAME;
+			r->counters[XS_C_ICMP_ECHO_PASS]++;
 			return;
 		}
 		memcpy(tmp, o + l3 + 12, 4);
@@ -130,14 +133,30 @@ static inline void ref_echo(const unsigned char *in, __u32 len, const struct xs_
 		hc = ref_csum(o + l3, 20);
 		o[l3 + 10] = hc >> 8;
 		o[l3 + 11] = hc & 0xff;
-		m = (__u16)(icmp[0] << 8 | icmp[1]);
-		icmp[0] = 0;
+		{
+			/* The reply carries the request's checksum error, if any: E is
+			 * the sum of the request (0xffff when it verifies); the reply's
+			 * checksum is recomputed with ~E added. */
+			__u32 mlen = (__u32)(o[l3 + 2] << 8 | o[l3 + 3]) - 20;
+			__u16 e = (__u16)~ref_csum(icmp, mlen);
+
+			icmp[0] = 0;
+			icmp[2] = icmp[3] = 0;
+			hc = (__u16)~ref_csum(icmp, mlen); /* the sum of the reply */
+			hc = ref_csum((const unsigned char[]){ hc >> 8, hc & 0xff,
+							(__u8)(~e >> 8), (__u8)~e },
+				      4);
+			icmp[2] = hc >> 8;
+			icmp[3] = hc & 0xff;
+		}
+		goto macs;
 	} else {
 		unsigned char *icmp = o + l3 + 40;
 
 		if (o[l3 + 6] != IPPROTO_ICMPV6) {
 			r->verdict = XDP_PASS;  /* extension headers: not answered here */
 			r->bytes = REF_SAME;
+			r->counters[XS_C_ICMP_ECHO_PASS]++;
 			return;
 		}
 		memcpy(tmp, o + l3 + 8, 16);
@@ -155,12 +174,83 @@ static inline void ref_echo(const unsigned char *in, __u32 len, const struct xs_
 		icmp[2] = hc >> 8;
 		icmp[3] = hc & 0xff;
 	}
+macs:
 	memcpy(tmp, o, 6);
 	memcpy(o, o + 6, 6);
 	memcpy(o + 6, tmp, 6);
 	r->verdict = XDP_TX;
 	r->bytes = REF_EXACT;
 	r->counters[XS_C_ICMP_ECHO]++;
+}
+
+/*
+ * A packet too big for the tunnel (policy icmp, no rate limit in the fuzz
+ * environment): IPv4 with DF and not a later fragment, or IPv6, and not
+ * ICMP, gets "fragmentation needed" / "packet too big" with @mtu, built
+ * from scratch: L2 with the MACs swapped, IP from the VIP to the client,
+ * ICMP, 128 bytes of the packet. Anything else is dropped.
+ */
+static inline void ref_too_big(const unsigned char *in, const struct xs_parsed *p, __u32 mtu,
+			       struct ref_result *r)
+{
+	const unsigned char *ip = in + p->l3_off;
+	unsigned char *o = r->out, *nip, *icmp;
+	__u32 l3 = p->l3_off, hdr = p->family == 4 ? 20 : 40, sum, i;
+	int is_icmp = p->icmp != XS_ICMP_NONE || p->key.proto == IPPROTO_ICMP ||
+		      p->key.proto == IPPROTO_ICMPV6;
+
+	if (is_icmp || (p->family == 4 && ((ip[6] << 8 | ip[7]) & 0x5fff) != 0x4000)) {
+		r->verdict = XDP_DROP;
+		r->counters[XS_C_TOO_BIG]++;
+		return;
+	}
+	memcpy(o, in + 6, 6);
+	memcpy(o + 6, in, 6);
+	memcpy(o + 12, in + 12, l3 - 12);
+	nip = o + l3;
+	memset(nip, 0, hdr + 8);
+	icmp = nip + hdr;
+	memcpy(icmp + 8, ip, 128);
+	if (p->family == 4) {
+		nip[0] = 0x45;
+		nip[3] = 156;
+		nip[8] = 64;
+		nip[9] = IPPROTO_ICMP;
+		memcpy(nip + 12, ip + 16, 4);
+		memcpy(nip + 16, ip + 12, 4);
+		sum = ref_csum(nip, 20);
+		nip[10] = sum >> 8;
+		nip[11] = sum & 0xff;
+		icmp[0] = 3;
+		icmp[1] = 4;
+		icmp[6] = mtu >> 8;
+		icmp[7] = mtu & 0xff;
+		sum = ref_csum(icmp, 136);
+	} else {
+		unsigned char ph[40 + 136];
+
+		nip[0] = 0x60;
+		nip[5] = 136;
+		nip[6] = IPPROTO_ICMPV6;
+		nip[7] = 64;
+		memcpy(nip + 8, ip + 24, 16);
+		memcpy(nip + 24, ip + 8, 16);
+		icmp[0] = 2;
+		for (i = 0; i < 4; i++)
+			icmp[4 + i] = (__u8)(mtu >> (24 - 8 * i));
+		memset(ph, 0, sizeof(ph));
+		memcpy(ph, nip + 8, 32);
+		ph[35] = 136;
+		ph[39] = IPPROTO_ICMPV6;
+		memcpy(ph + 40, icmp, 136);
+		sum = ref_csum(ph, sizeof(ph));
+	}
+	icmp[2] = sum >> 8;
+	icmp[3] = sum & 0xff;
+	r->out_len = l3 + hdr + 136;
+	r->bytes = REF_EXACT;
+	r->verdict = XDP_TX;
+	r->counters[XS_C_ICMP_TOO_BIG]++;
 }
 
 /* A service's backend: L2 rewrite, or a tunnel unless it would exceed the route MTU. */
@@ -182,8 +272,7 @@ static inline void ref_backend(const struct ref_config *c, const unsigned char *
 	}
 	r->outer = be->family == 4 ? 20 : 40;
 	if (p->ip_len + r->outer > REF_ROUTE_MTU) {
-		r->verdict = XDP_DROP;
-		r->counters[XS_C_TOO_BIG]++;
+		ref_too_big(in, p, REF_ROUTE_MTU - r->outer, r);
 		return;
 	}
 	r->verdict = XDP_TX;

@@ -41,6 +41,8 @@ struct prog_env_cfg {
 	__u32 cache_slots;	/* flow-cache slots used per CPU, a power of two
 				 * <= XS_FLOW_CACHE_SLOTS; 0: all. 1 makes every
 				 * flow collide, so established flows miss it. */
+	__u32 too_big;		/* enum xs_too_big, as --too-big (0: icmp) */
+	int icmp_rate;		/* ICMP "too big" per second per CPU: 0 the default, -1 no limit */
 };
 
 static inline int prog_env_open_cfg(struct prog_env *e, const struct prog_env_cfg *cfg)
@@ -65,6 +67,9 @@ static inline int prog_env_open_cfg(struct prog_env *e, const struct prog_env_cf
 	}
 	if (cfg->cache_slots)
 		e->skel->rodata->cfg_cache_mask = cfg->cache_slots - 1;
+	e->skel->rodata->cfg_too_big = cfg->too_big;
+	if (cfg->icmp_rate)
+		e->skel->rodata->cfg_icmp_rate = cfg->icmp_rate < 0 ? 0 : (__u32)cfg->icmp_rate;
 	if (xs_size_maps(e->skel, nr_cpus, flow_entries) || xdpsteer__load(e->skel)) {
 		fprintf(stderr, "prog_env: cannot load the xdpsteer object: %s\n", strerror(errno));
 		xdpsteer__destroy(e->skel);

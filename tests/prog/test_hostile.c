@@ -265,6 +265,97 @@ static void frag_needed(struct pkt *p, const struct pkt *quote, unsigned int n)
 	pkt_finish(p);
 }
 
+/*
+ * The transport header belongs to the datagram: an IP length that ends
+ * before it cuts it (truncated_l4), whatever bytes follow in the frame.
+ * Read from the frame instead, the ports would be whatever padding or
+ * garbage follows, and the packet would be steered (or tunnelled to a
+ * backend) by them.
+ */
+TEST(l4_beyond_the_datagram)
+{
+	static const struct {
+		__u8 proto;
+		__u16 len; /* IPv4 total length */
+		int keyed;
+	} v4s[] = {
+		{ IPPROTO_UDP, 20, 0 }, { IPPROTO_UDP, 24, 0 }, { IPPROTO_UDP, 27, 0 },
+		{ IPPROTO_UDP, 28, 1 }, { IPPROTO_TCP, 20, 0 }, { IPPROTO_TCP, 39, 0 },
+		{ IPPROTO_TCP, 40, 1 }, { IPPROTO_SCTP, 31, 0 }, { IPPROTO_SCTP, 32, 1 },
+		{ IPPROTO_ICMP, 21, 0 }, { IPPROTO_ICMP, 27, 0 },
+	};
+	static const struct {
+		__u8 proto;
+		__u16 len; /* IPv6 payload length */
+		int keyed;
+	} v6s[] = {
+		{ IPPROTO_TCP, 0, 0 },  { IPPROTO_TCP, 8, 0 },  { IPPROTO_TCP, 19, 0 },
+		{ IPPROTO_TCP, 20, 1 }, { IPPROTO_UDP, 0, 0 },  { IPPROTO_UDP, 7, 0 },
+		{ IPPROTO_UDP, 8, 1 },  { IPPROTO_ICMPV6, 4, 0 },
+	};
+	struct xs_flow_key k;
+	struct pkt p, q;
+	char src[32], what[80];
+	unsigned int i;
+
+	for (i = 0; i < XS_ARRAY_SIZE(v4s); i++) {
+		snprintf(src, sizeof(src), "10.9.8.%u", i + 1);
+		v4(&p, src, v4s[i].proto, 8000, 64); /* a long frame after the headers */
+		ip4(&p)->tot_len = htons(v4s[i].len);
+		ip4(&p)->check = 0;
+		ip4(&p)->check = pkt_csum(ip4(&p), 20);
+		snprintf(what, sizeof(what), "IPv4 proto %u, total length %u", v4s[i].proto,
+			 v4s[i].len);
+		if (v4s[i].keyed) {
+			key_v4(&k, src, "10.9.0.2", v4s[i].proto, 8000, 80);
+			expect(&p, 0, XDP_REDIRECT, BUMP(XS_C_FLOW_NEW), &k, what);
+		} else {
+			expect(&p, 0, XDP_PASS, BUMP(XS_C_TRUNC_L4), NULL, what);
+		}
+	}
+	for (i = 0; i < XS_ARRAY_SIZE(v6s); i++) {
+		snprintf(src, sizeof(src), "2001:db8:9:8::%x", i + 1);
+		pkt_eth(&p, ETH_P_IPV6);
+		pkt_ipv6(&p, src, "2001:db8:9::2", v6s[i].proto);
+		if (v6s[i].proto == IPPROTO_ICMPV6)
+			pkt_payload(&p, 8);
+		else
+			pkt_ports(&p, v6s[i].proto, 8000, 80);
+		pkt_payload(&p, 64);
+		pkt_finish(&p);
+		((struct ipv6hdr *)(p.buf + p.l3_off))->payload_len = htons(v6s[i].len);
+		snprintf(what, sizeof(what), "IPv6 next header %u, payload length %u",
+			 v6s[i].proto, v6s[i].len);
+		if (v6s[i].keyed) {
+			key_v6(&k, src, "2001:db8:9::2", v6s[i].proto, 8000, 80);
+			expect(&p, 0, XDP_REDIRECT, BUMP(XS_C_FLOW_NEW), &k, what);
+		} else {
+			expect(&p, 0, XDP_PASS, BUMP(XS_C_TRUNC_L4), NULL, what);
+		}
+	}
+
+	/* An extension header that the payload length does not cover. */
+	pkt_eth(&p, ETH_P_IPV6);
+	pkt_ipv6(&p, "2001:db8:9:8::99", "2001:db8:9::2", IPPROTO_TCP);
+	pkt_ip6_ext(&p, IPPROTO_DSTOPTS, 0, IPPROTO_TCP);
+	pkt_ports(&p, IPPROTO_TCP, 8000, 80);
+	pkt_finish(&p);
+	((struct ipv6hdr *)(p.buf + p.l3_off))->payload_len = htons(4);
+	expect(&p, 0, XDP_PASS, BUMP(XS_C_TRUNC_L4), NULL,
+	       "extension header past the payload: its successor is cut");
+
+	/* An ICMP error whose quote lies past its datagram: a cut quote. */
+	v4(&q, "10.9.0.2", IPPROTO_TCP, 80, 0);
+	frag_needed(&p, &q, 28);
+	ip4(&p)->tot_len = htons(20 + 8 + 20 + 2);
+	inet_pton(AF_INET, "192.0.2.9", &ip4(&p)->saddr);
+	ip4(&p)->check = 0;
+	ip4(&p)->check = pkt_csum(ip4(&p), 20);
+	key_v4(&k, "192.0.2.9", "10.9.0.2", IPPROTO_ICMP, 0, 0);
+	expect(&p, 0, XDP_REDIRECT, BUMP(XS_C_ICMP_BAD_QUOTE, XS_C_FLOW_NEW), &k,
+	       "quote's ports past the datagram");
+}
+
 TEST(icmp_error_quotes)
 {
 	struct xs_flow_key k;
@@ -310,6 +401,46 @@ TEST(icmp_error_quotes)
 	expect(&p, 0, XDP_REDIRECT, BUMP(XS_C_FLOW_NEW), &k, "error quoting an error");
 	frag_needed(&p, &nested, 20);
 	expect(&p, 0, XDP_REDIRECT, BUMP(XS_C_FLOW_HIT), &k, "nested, inner header only");
+}
+
+/*
+ * An ICMPv6 "packet too big" whose quote holds an IPv4-mapped address: the
+ * parser refuses such headers in a packet (ipv6_mapped_addr), and must in a
+ * quote too. Reversed into the client's flow, ::ffff:a.b.c.d would match the
+ * IPv4 VIP a.b.c.d, and the ICMPv6 packet would be tunnelled as IPIP. A bad
+ * quote: keyed as the ICMPv6 packet itself. (Found by the fuzzer's
+ * independent reference: tests/fuzz/repro/v6_quote_mapped.)
+ */
+TEST(icmpv6_quote_with_mapped_address)
+{
+	static const char *const mapped[][2] = {
+		{ "::ffff:10.9.0.2", "2001:db8:9:7::1" }, /* the backend's reply, from a VIP */
+		{ "2001:db8:9::2", "::ffff:10.9.7.1" },
+	};
+	struct xs_flow_key k;
+	struct pkt p, q;
+	unsigned char *h;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		char what[96];
+
+		pkt_eth(&q, ETH_P_IPV6);
+		pkt_ipv6(&q, mapped[i][0], mapped[i][1], IPPROTO_TCP);
+		pkt_ports(&q, IPPROTO_TCP, 80, 7000);
+		pkt_finish(&q);
+		pkt_eth(&p, ETH_P_IPV6);
+		pkt_ipv6(&p, "2001:db8:9:7::fe", "2001:db8:9::2", IPPROTO_ICMPV6);
+		h = pkt_push(&p, 8);
+		h[0] = 2;
+		memcpy(pkt_push(&p, 60), q.buf + ETH_HLEN, 60);
+		pkt_finish(&p);
+		key_v6(&k, "2001:db8:9:7::fe", "2001:db8:9::2", IPPROTO_ICMPV6, 0, 0);
+		snprintf(what, sizeof(what), "quote %s -> %s", mapped[i][0], mapped[i][1]);
+		expect(&p, 0, XDP_REDIRECT,
+		       i ? BUMP(XS_C_ICMP_BAD_QUOTE, XS_C_FLOW_HIT) : BUMP(XS_C_ICMP_BAD_QUOTE, XS_C_FLOW_NEW),
+		       &k, what);
+	}
 }
 
 static int setup(void)

@@ -369,6 +369,78 @@ TEST(too_big_is_counted_and_dropped)
 	ASSERT_EQ(counter(XS_C_TOO_BIG) - before, 2, "too_big, from the cache");
 }
 
+static void udp_pkt(struct pkt *p, const char *src, const char *vip, __u16 sport, __u32 ip_len)
+{
+	pkt_eth(p, ETH_P_IP);
+	pkt_ipv4(p, src, vip, IPPROTO_UDP, 0);
+	pkt_ports(p, IPPROTO_UDP, sport, 80);
+	pkt_payload(p, ip_len - 28);
+	pkt_finish(p);
+}
+
+/*
+ * A backend whose neighbour is not resolved: the packet goes up to the stack
+ * encapsulated (no_neigh), but only if it fits. The MTU policy comes first on
+ * every path: a 1500-byte packet (1520 encapsulated, over lbA's 1500) is
+ * too_big there as it is with a resolved neighbour.
+ */
+TEST(unresolved_neighbour_keeps_the_mtu_policy)
+{
+	static const char *const be[] = { "10.20.0.50" }; /* no neighbour entry */
+	unsigned char out[2048];
+	__u32 out_len = sizeof(out);
+	__u64 nn = counter(XS_C_NO_NEIGH), tb = counter(XS_C_TOO_BIG);
+	struct pkt in;
+	int ret;
+
+	if (!ASSERT_TRUE(add_service("10.99.0.7:80/udp", XS_ENCAP_IPIP, be, 1), "service"))
+		return;
+	udp_pkt(&in, "198.51.100.30", "10.99.0.7", 43000, 200);
+	ret = prog_env_run_on(&env, if_a, in.buf, in.len, 1, out, &out_len, NULL);
+	ASSERT_EQ(ret, XDP_PASS, "a small packet: up to the stack");
+	ASSERT_EQ(out_len, in.len + 20, "encapsulated");
+	ASSERT_EQ(counter(XS_C_NO_NEIGH) - nn, 1, "no_neigh");
+
+	udp_pkt(&in, "198.51.100.31", "10.99.0.7", 43001, 1500);
+	out_len = sizeof(out);
+	nn = counter(XS_C_NO_NEIGH);
+	ret = prog_env_run_on(&env, if_a, in.buf, in.len, 1, out, &out_len, NULL);
+	ASSERT_EQ(ret, XDP_DROP, "a 1500-byte packet: too big for the tunnel");
+	ASSERT_EQ(counter(XS_C_TOO_BIG) - tb, 1, "too_big");
+	ASSERT_EQ(counter(XS_C_NO_NEIGH) - nn, 0, "not passed up as no_neigh");
+	ASSERT_TRUE(out_len == in.len, "not encapsulated (%u bytes out)", out_len);
+}
+
+/*
+ * The ports of a packet to a VIP are the datagram's: with an IPv4 total
+ * length of 20 or 24 in a longer frame, there are none (truncated_l4), and
+ * nothing is tunnelled by the bytes that follow.
+ */
+TEST(ports_past_the_datagram_are_not_read)
+{
+	static const __u16 lens[] = { 20, 24 };
+	unsigned char out[2048];
+	__u32 out_len, i;
+	__u64 cut;
+	struct pkt in;
+	int ret;
+
+	for (i = 0; i < 2; i++) {
+		client_pkt(&in, 0, "198.51.100.16", "10.99.0.1", 40012, 80, 0);
+		((struct iphdr *)(in.buf + in.l3_off))->tot_len = htons(lens[i]);
+		((struct iphdr *)(in.buf + in.l3_off))->check = 0;
+		((struct iphdr *)(in.buf + in.l3_off))->check =
+			pkt_csum(in.buf + in.l3_off, 20);
+		out_len = sizeof(out);
+		cut = counter(XS_C_TRUNC_L4);
+		ret = prog_env_run_on(&env, if_a, in.buf, in.len, 1, out, &out_len, NULL);
+		ASSERT_EQ(ret, XDP_PASS, "verdict");
+		ASSERT_TRUE(out_len == in.len && !memcmp(out, in.buf, in.len),
+			    "total length %u: not tunnelled", lens[i]);
+		ASSERT_EQ(counter(XS_C_TRUNC_L4) - cut, 1, "truncated_l4");
+	}
+}
+
 /* Send @in; the outer destination (the backend) and source of the IPIP frame. */
 static int send_ipip(const struct pkt *in, __be32 *daddr, __be32 *saddr)
 {
@@ -475,6 +547,7 @@ TEST_NEEDS(vlan_tagged_vip, ipip4_exact_bytes) /* its service, 10.99.0.1:80 */
 TEST_NEEDS(echo_request_to_vip_is_answered, ipip4_exact_bytes)
 TEST_NEEDS(too_big_is_counted_and_dropped, ipip4_exact_bytes)
 TEST_NEEDS(non_vip_traffic_untouched, ipip4_exact_bytes)
+TEST_NEEDS(ports_past_the_datagram_are_not_read, ipip4_exact_bytes)
 TEST_NEEDS(cached_flow_follows_changes, icmp_error_follows_its_flow) /* its neighbours */
 
 static int setup(void)

@@ -90,6 +90,11 @@ static int xs_parse_attach(const struct xs_args *a, struct xs_attach_cfg *cfg)
 			return -EINVAL;
 		cfg->unparsed_verdict = v;
 	}
+	if ((s = xs_arg(a, "too-big"))) {
+		if (xs_name_parse(xs_too_big_names, s, "--too-big", &v))
+			return -EINVAL;
+		cfg->too_big = v;
+	}
 	return 0;
 }
 

@@ -17,6 +17,8 @@ static const struct xs_opt attach_opts[] = {
 	{ "udp-timeout", "DURATION",
 	  "the same for UDP and other protocols (default " XS_XSTR(XS_DEFAULT_UDP_TIMEOUT_S) "s)" },
 	{ "unparsed", "pass|drop", "verdict for packets that cannot be keyed (default pass)" },
+	{ "too-big", "icmp|drop",
+	  "a packet too big once encapsulated: ICMP back to the client, or drop (default icmp)" },
 	{ 0 },
 };
 #define JSON_OPTS                                                                                 \

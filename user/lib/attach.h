@@ -12,6 +12,7 @@ struct xs_attach_cfg {
 	__u32 flow_entries;	/* LRU flow pins; 0 disables pinning */
 	__u32 pin_rate;		/* new pins per second per CPU; 0: no limit */
 	__u32 unparsed_verdict;	/* XDP_PASS or XDP_DROP */
+	__u32 too_big;		/* enum xs_too_big: ICMP back, or drop */
 	struct xs_timeouts timeouts;
 };
 

@@ -41,6 +41,12 @@ const struct xs_name xs_verdict_names[] = {
 	{ 0, NULL },
 };
 
+const struct xs_name xs_too_big_names[] = {
+	{ XS_TOO_BIG_ICMP, "icmp" },
+	{ XS_TOO_BIG_DROP, "drop" },
+	{ 0, NULL },
+};
+
 const struct xs_name xs_mode_names[] = {
 	{ XDP_MODE_NATIVE, "native" },
 	{ XDP_MODE_SKB, "skb" },
