@@ -47,6 +47,53 @@ static int sim_output(const struct xs_args *a, enum xs_sim_format fmt, const cha
 	return xs_json_print(a, doc);
 }
 
+/* A result of the simulator: printed into text, drawn if asked, then written out. */
+struct sim_result {
+	const void *r;
+	void (*print)(const void *r, enum xs_sim_format fmt, FILE *f);
+	int (*svg)(const void *r, const char *path);
+};
+
+static int sim_emit(const struct xs_args *a, enum xs_sim_format fmt, const char *plot,
+		    const struct sim_result *res)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	int err;
+
+	if (!out)
+		return -ENOMEM;
+	res->print(res->r, fmt, out);
+	err = fclose(out) ? -ENOMEM : 0;
+	if (!err && plot)
+		err = res->svg(res->r, plot);
+	if (!err)
+		err = sim_output(a, fmt, text, len);
+	free(text);
+	return err;
+}
+
+static void sim_resize_print(const void *r, enum xs_sim_format fmt, FILE *f)
+{
+	xs_sim_resize_print(r, fmt, f);
+}
+
+static int sim_resize_svg(const void *r, const char *path)
+{
+	return xs_sim_resize_svg(r, path);
+}
+
+static void sim_iso_print(const void *r, enum xs_sim_format fmt, FILE *f)
+{
+	xs_iso_print(r, fmt, f);
+}
+
+static int sim_iso_svg(const void *r, const char *path)
+{
+	return xs_iso_svg(r, path);
+}
+
 /* An optional --name value, left at its default when absent. */
 static int opt_u32(const struct xs_args *a, const char *name, __u32 min, __u32 max, __u32 *out)
 {
@@ -68,9 +115,6 @@ int xs_cmd_sim_resize(const struct xs_args *a)
 	const char *plot = xs_arg(a, "plot");
 	enum xs_sim_format fmt;
 	struct xs_sim_resize *r;
-	char *text;
-	size_t len;
-	FILE *out;
 	int err;
 
 	if (sim_format(a, &fmt) || opt_u32(a, "keys", 1, 100000000, &o.keys) ||
@@ -90,22 +134,9 @@ int xs_cmd_sim_resize(const struct xs_args *a)
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	err = xs_sim_resize_run(&o, r);
-	if (!err) {
-		text = NULL;
-		out = open_memstream(&text, &len);
-		if (!out) {
-			err = -ENOMEM;
-		} else {
-			xs_sim_resize_print(r, fmt, out);
-			err = fclose(out) ? -ENOMEM : 0;
-		}
-		if (!err && plot)
-			err = xs_sim_resize_svg(r, plot);
-		if (!err)
-			err = sim_output(a, fmt, text, len);
-		free(text);
-	}
+	err = xs_sim_resize_run(&o, r) ?:
+	      sim_emit(a, fmt, plot,
+		       &(struct sim_result){ r, sim_resize_print, sim_resize_svg });
 	free(r);
 	return err;
 }
@@ -143,9 +174,6 @@ int xs_cmd_sim_isolation(const struct xs_args *a)
 	__u32 load_pct = 80, seed = 1;
 	enum xs_sim_format fmt;
 	struct xs_iso_result *r;
-	char *text;
-	size_t len;
-	FILE *out;
 	int err;
 
 	if (sim_format(a, &fmt) || opt_u32(a, "tenants", 2, 10000000, &o.tenants) ||
@@ -162,22 +190,8 @@ int xs_cmd_sim_isolation(const struct xs_args *a)
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	err = xs_iso_run(&o, r);
-	if (!err) {
-		text = NULL;
-		out = open_memstream(&text, &len);
-		if (!out) {
-			err = -ENOMEM;
-		} else {
-			xs_iso_print(r, fmt, out);
-			err = fclose(out) ? -ENOMEM : 0;
-		}
-		if (!err && plot)
-			err = xs_iso_svg(r, plot);
-		if (!err)
-			err = sim_output(a, fmt, text, len);
-		free(text);
-	}
+	err = xs_iso_run(&o, r) ?:
+	      sim_emit(a, fmt, plot, &(struct sim_result){ r, sim_iso_print, sim_iso_svg });
 	free(r);
 	return err;
 }
