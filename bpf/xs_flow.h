@@ -161,8 +161,8 @@ xs_flow_target(__u32 pool_base, __u32 pool_id, const struct xs_flow_key *key, __
 	if (!e || e->hdr.n_buckets == 0)
 		return NULL;
 
-	/* A flow is what the configured flow fields say it is. */
-	xs_flow_key_mask(&flow, key, e->hdr.flow_fields, XS_DOMAIN_FLOW);
+	/* A flow is what its pool's flow fields say it is, in that pool. */
+	xs_flow_pin_key(&flow, key, e->hdr.flow_fields, pool_id);
 	now = xs_tick();
 	if (cfg_flow_table) {
 		old_pin = bpf_map_lookup_elem(&xs_flows, &flow);

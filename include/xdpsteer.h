@@ -135,6 +135,9 @@ enum xs_too_big {
  * and the kernel waits for running programs before the update returns, so no
  * packet sees a half-written pool and none uses the old one afterwards.
  */
+/* xs_pool_hdr.flags: flow_fields are the service's own (its hash-fields), not the interface's. */
+#define XS_POOL_F_OWN_FIELDS (1U << 0)
+
 struct xs_pool_hdr {
 	__u64 seed[2];       /* SipHash-1-3 key */
 	__u32 n_buckets;     /* 0: no targets, packets pass (XS_C_NO_TARGETS) */

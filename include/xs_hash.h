@@ -138,6 +138,22 @@ XS_INLINE void xs_flow_key_mask(struct xs_flow_key *out, const struct xs_flow_ke
 	out->pad[1] = 0;
 }
 
+/*
+ * The key a flow is pinned under in xs_flows: its flow key masked by its
+ * pool's fields, with the pool's id in the pad bytes, which no hash reads
+ * (xs_flow_key_mask() zeroes them). Without the id, two pools whose fields
+ * leave out what tells their flows apart (port-only services on one port,
+ * source-only ones) would share pins, and a flow of one pool would be sent
+ * to a target of the other.
+ */
+XS_INLINE void xs_flow_pin_key(struct xs_flow_key *out, const struct xs_flow_key *in,
+			       __u8 fields, __u32 pool)
+{
+	xs_flow_key_mask(out, in, fields, XS_DOMAIN_FLOW);
+	out->pad[0] = (__u8)pool;
+	out->pad[1] = (__u8)(pool >> 8);
+}
+
 /* The 64-bit value fed to jump or to the tie-break: SipHash-1-3(seed, masked key). */
 XS_INLINE __u64 xs_flow_hash(const __u64 seed[2], const struct xs_flow_key *key, __u8 fields,
 			     __u8 domain)

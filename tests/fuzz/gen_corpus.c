@@ -184,6 +184,32 @@ int main(int argc, char **argv)
 	pkt_payload(&p, 16);
 	pkt_finish(&p);
 	save("v6_echo_vip", &p);
+	/* Id 0, seq 0, no payload, a valid checksum: the reply is all zeros but
+	 * for its checksum, 0xffff. */
+	icmp(&p, 4, "198.51.100.4", VIP4, 8, 0);
+	pkt_finish(&p);
+	p.buf[p.l3_off + 22] = 0xf7;
+	p.buf[p.l3_off + 23] = 0xff;
+	save("v4_echo_vip_zeros", &p);
+	/* Echo requests a VIP declines: IPv4 options, ICMPv6 behind a hop-by-hop header. */
+	pkt_eth(&p, ETH_P_IP);
+	pkt_ipv4(&p, "198.51.100.5", VIP4, IPPROTO_ICMP, 1);
+	((unsigned char *)pkt_push(&p, 8))[0] = 8;
+	pkt_finish(&p);
+	save("v4_echo_vip_options", &p);
+	pkt_eth(&p, ETH_P_IPV6);
+	pkt_ipv6(&p, "2001:db8:c::5", VIP6, IPPROTO_ICMPV6);
+	pkt_ip6_ext(&p, IPPROTO_HOPOPTS, 0, IPPROTO_ICMPV6);
+	((unsigned char *)pkt_push(&p, 8))[0] = 128;
+	pkt_finish(&p);
+	save("v6_echo_vip_ext", &p);
+	/* Datagrams that end before their transport header, in longer frames. */
+	v4(&p, "198.51.100.6", VIP4, IPPROTO_TCP, 40004, 80, 16);
+	((struct iphdr *)(p.buf + p.l3_off))->tot_len = htons(24);
+	save("v4_tcp_short_datagram", &p);
+	v6(&p, "2001:db8:c::6", VIP6, IPPROTO_TCP, 40004, 443, 16);
+	((struct ipv6hdr *)(p.buf + p.l3_off))->payload_len = htons(8);
+	save("v6_tcp_short_datagram", &p);
 	icmp(&p, 4, "10.0.4.5", "10.0.0.2", 11, 0);
 	pkt_payload(&p, 28);
 	pkt_finish(&p);

@@ -2,10 +2,19 @@
 /*
  * The userspace reference the fuzzer holds the XDP program to: what
  * xdpsteer_xdp() should do with one frame, written from the documented
- * behaviour and computed with the same include/ code (xs_parse(), then the
- * decision through xs_decide()). Only the packet path is modelled; the
- * configuration (queue pool, services, their pools) is a snapshot taken
+ * behaviour (docs/design.md, docs/usage.md's counters), independently of the
+ * program's code. It has its own parser, its own checksums and its own ICMP
+ * rules, written to be obviously right rather than fast: bytes are read one
+ * at a time by offset, every length is checked against the datagram and the
+ * frame, and every checksum is computed from scratch. Only the decision
+ * (which target a flow key goes to: xs_decide(), the code `xdpsteer lookup`
+ * runs and test_agree holds to the program) and the map types are shared.
+ * The configuration (queue pool, services, their pools) is a snapshot taken
  * from the maps once, at start.
+ *
+ * An earlier reference was built on the program's own parser and echoed its
+ * ICMP code; it agreed with the program's mistakes, and missed three of them
+ * (docs/robustness.md, "Differential fuzzing").
  */
 #ifndef XS_FUZZ_REF_H
 #define XS_FUZZ_REF_H
@@ -13,10 +22,14 @@
 #include <string.h>
 #include <linux/bpf.h>
 #include "decide.h"
-#include "xs_parse.h"
+
+#ifdef XS_PARSE_H
+#error "the reference must not use the program's parser (include/xs_parse.h)"
+#endif
 
 #define REF_MAX_SERVICES 4
 #define REF_ROUTE_MTU 1500   /* MTU of lbA, where every backend lives */
+#define REF_QUOTE 128        /* bytes of a packet quoted in an ICMP "too big" */
 
 struct ref_service {
 	struct xs_service_key key;
@@ -36,7 +49,7 @@ struct ref_config {
 /* What the output frame must look like. */
 enum ref_bytes {
 	REF_SAME,    /* unchanged: pass, drop, queue redirect */
-	REF_EXACT,   /* exactly ref_result.out (echo reply, L2 rewrite) */
+	REF_EXACT,   /* exactly ref_result.out (echo reply, L2 rewrite, ICMP "too big") */
 	REF_TUNNEL,  /* new Ethernet + outer header, then the IP packet unchanged */
 };
 
@@ -52,6 +65,282 @@ struct ref_result {
 	__u32 l3_off;
 	__u8 inner_family;       /* REF_TUNNEL: 4 or 6 */
 };
+
+/* ---- checksums: the sum of the bytes, folded, from scratch ------------------ */
+
+/* The ones' complement sum of @len bytes (an odd last byte padded): 0 only for zeros. */
+static inline __u16 ref_sum(const unsigned char *b, __u32 len)
+{
+	__u64 sum = 0;
+	__u32 i;
+
+	for (i = 0; i < len; i++)
+		sum += i % 2 ? b[i] : (__u32)b[i] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (__u16)sum;
+}
+
+/* The Internet checksum of @len bytes: the complement of their sum. */
+static inline __u16 ref_csum(const unsigned char *b, __u32 len)
+{
+	return (__u16)~ref_sum(b, len);
+}
+
+/* The sum of @a and @b in ones' complement arithmetic. */
+static inline __u16 ref_add(__u16 a, __u16 b)
+{
+	__u32 s = (__u32)a + b;
+
+	return (__u16)((s & 0xffff) + (s >> 16));
+}
+
+static inline __u32 ref_get16(const unsigned char *b)
+{
+	return (__u32)b[0] << 8 | b[1];
+}
+
+static inline void ref_put16(unsigned char *b, __u32 v)
+{
+	b[0] = (unsigned char)(v >> 8);
+	b[1] = (unsigned char)v;
+}
+
+/* The ICMPv6 pseudo-header sum: source, destination, length, next header 58. */
+static inline __u16 ref_sum_pseudo6(const unsigned char *src, const unsigned char *dst,
+				    __u32 len)
+{
+	unsigned char ph[40];
+
+	memset(ph, 0, sizeof(ph));
+	memcpy(ph, src, 16);
+	memcpy(ph + 16, dst, 16);
+	ph[32] = (unsigned char)(len >> 24);
+	ph[33] = (unsigned char)(len >> 16);
+	ph[34] = (unsigned char)(len >> 8);
+	ph[35] = (unsigned char)len;
+	ph[39] = 58;
+	return ref_sum(ph, sizeof(ph));
+}
+
+/* ---- the parser -------------------------------------------------------------- */
+
+enum ref_icmp {
+	REF_ICMP_NONE,
+	REF_ICMP_ECHO,      /* echo request */
+	REF_ICMP_ERROR,     /* frag needed / packet too big with a whole quote */
+	REF_ICMP_BAD_QUOTE, /* the same with a quote cut short or malformed */
+};
+
+/* What the reference knows of a frame. */
+struct ref_pkt {
+	__u32 l3;           /* offset of the IP header */
+	int family;         /* 4 or 6 */
+	__u32 ip_len;       /* the datagram: IP header and payload, as its length fields say */
+	__u32 l4;           /* offset of the transport header (when there is one) */
+	__u8 proto;         /* the packet's own protocol, after IPv6 extension headers */
+	int is_frag;
+	int v6_ext;         /* IPv6 with extension headers before the transport */
+	int icmp;           /* enum ref_icmp */
+	struct xs_flow_key key;
+};
+
+static inline void ref_v4_mapped(__be32 *a, const unsigned char *b)
+{
+	memset(a, 0, 16);
+	((unsigned char *)a)[10] = 0xff;
+	((unsigned char *)a)[11] = 0xff;
+	memcpy((unsigned char *)a + 12, b, 4);
+}
+
+static inline int ref_is_mapped(const unsigned char *a)
+{
+	static const unsigned char prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+	return !memcmp(a, prefix, sizeof(prefix));
+}
+
+static inline int ref_has_ports(__u8 proto)
+{
+	return proto == IPPROTO_TCP || proto == IPPROTO_UDP || proto == IPPROTO_SCTP;
+}
+
+/*
+ * An ICMP error's quote (@q, @n bytes of it inside the datagram): the packet
+ * a backend sent, VIP:port -> client:port. Reversed, it is the client's flow.
+ * 0, or -1 for a quote that is cut short or not the IP version it should be.
+ */
+static inline int ref_quote(const unsigned char *q, __u32 n, int family, struct xs_flow_key *k)
+{
+	__u32 hl;
+
+	memset(k, 0, sizeof(*k));
+	if (family == 4) {
+		if (n < 20 || q[0] >> 4 != 4 || (q[0] & 0xf) < 5)
+			return -1;
+		hl = (q[0] & 0xf) * 4;
+		ref_v4_mapped(k->src, q + 16);
+		ref_v4_mapped(k->dst, q + 12);
+		k->proto = q[9];
+	} else {
+		/* IPv4-mapped addresses never appear in IPv6 headers (RFC 4291). */
+		if (n < 40 || q[0] >> 4 != 6 || ref_is_mapped(q + 8) || ref_is_mapped(q + 24))
+			return -1;
+		hl = 40;
+		memcpy(k->src, q + 24, 16);
+		memcpy(k->dst, q + 8, 16);
+		k->proto = q[6];
+	}
+	if (!ref_has_ports(k->proto))
+		return 0;
+	if (n < hl + 4)
+		return -1;
+	memcpy(&k->sport, q + hl + 2, 2);
+	memcpy(&k->dport, q + hl, 2);
+	return 0;
+}
+
+/*
+ * The transport header at @off, @avail bytes of it inside the datagram (and
+ * so inside the frame). XS_C_MAX when keyed, else the counter that says why not.
+ */
+static inline int ref_transport(const unsigned char *b, __u32 off, long avail, struct ref_pkt *p)
+{
+	__u32 need;
+
+	if (avail < 0)
+		avail = 0;
+	p->l4 = off;
+	if ((p->proto == IPPROTO_ICMP && p->family == 4) ||
+	    (p->proto == IPPROTO_ICMPV6 && p->family == 6)) {
+		const unsigned char *h = b + off;
+		struct xs_flow_key q;
+
+		if (avail < 8)
+			return XS_C_TRUNC_L4;
+		if ((p->family == 4 && h[0] == 8) || (p->family == 6 && h[0] == 128)) {
+			p->icmp = REF_ICMP_ECHO;
+		} else if ((p->family == 4 && h[0] == 3 && h[1] == 4) ||
+			   (p->family == 6 && h[0] == 2)) {
+			if (ref_quote(h + 8, (__u32)avail - 8, p->family, &q)) {
+				p->icmp = REF_ICMP_BAD_QUOTE;
+			} else {
+				p->icmp = REF_ICMP_ERROR;
+				p->key = q;
+			}
+		}
+		return XS_C_MAX;
+	}
+	if (!ref_has_ports(p->proto))
+		return XS_C_MAX;
+	need = p->proto == IPPROTO_TCP ? 20 : p->proto == IPPROTO_UDP ? 8 : 12;
+	if (avail < need)
+		return XS_C_TRUNC_L4;
+	memcpy(&p->key.sport, b + off, 2);
+	memcpy(&p->key.dport, b + off + 2, 2);
+	return XS_C_MAX;
+}
+
+static inline int ref_ipv4(const unsigned char *b, __u32 len, struct ref_pkt *p)
+{
+	const unsigned char *ip = b + p->l3;
+	__u32 hl, tot;
+
+	if (len - p->l3 < 20)
+		return XS_C_TRUNC_IP;
+	if (ip[0] >> 4 != 4 || (ip[0] & 0xf) < 5)
+		return XS_C_BAD_IHL;
+	hl = (ip[0] & 0xf) * 4;
+	if (len - p->l3 < hl)
+		return XS_C_TRUNC_IP;
+	tot = ref_get16(ip + 2);
+	if (tot < hl || tot > len - p->l3)
+		return XS_C_BAD_IP_LEN;
+	p->family = 4;
+	p->ip_len = tot;
+	p->proto = ip[9];
+	ref_v4_mapped(p->key.src, ip + 12);
+	ref_v4_mapped(p->key.dst, ip + 16);
+	p->key.proto = ip[9];
+	if (ref_get16(ip + 6) & 0x3fff) { /* MF or an offset: a fragment, keyed without ports */
+		p->is_frag = 1;
+		return XS_C_MAX;
+	}
+	return ref_transport(b, p->l3 + hl, (long)tot - hl, p);
+}
+
+static inline int ref_ipv6(const unsigned char *b, __u32 len, struct ref_pkt *p)
+{
+	const unsigned char *ip = b + p->l3;
+	__u32 off, end, n;
+	__u8 next;
+
+	if (len - p->l3 < 40)
+		return XS_C_TRUNC_IP;
+	if (ip[0] >> 4 != 6)
+		return XS_C_BAD_IHL;
+	if (40 + ref_get16(ip + 4) > len - p->l3)
+		return XS_C_BAD_IP_LEN;
+	if (ref_is_mapped(ip + 8) || ref_is_mapped(ip + 24))
+		return XS_C_IP6_MAPPED;
+	p->family = 6;
+	p->ip_len = 40 + ref_get16(ip + 4);
+	memcpy(p->key.src, ip + 8, 16);
+	memcpy(p->key.dst, ip + 24, 16);
+	end = p->l3 + p->ip_len;
+	off = p->l3 + 40;
+	next = ip[6];
+	/* At most 8 extension headers are walked; the transport must come by the 8th step. */
+	for (n = 0; n < 8; n++) {
+		if (next == 0 || next == 43 || next == 60) { /* hop-by-hop, routing, dest opts */
+			if (off + 2 > end)
+				return XS_C_TRUNC_IP;
+			next = b[off];
+			off += (b[off + 1] + 1) * 8;
+			p->v6_ext = 1;
+			continue;
+		}
+		if (next == 44) { /* fragment: keyed without ports */
+			if (off + 8 > end)
+				return XS_C_TRUNC_IP;
+			p->proto = b[off];
+			p->key.proto = b[off];
+			p->is_frag = 1;
+			return XS_C_MAX;
+		}
+		p->proto = next;
+		p->key.proto = next;
+		return ref_transport(b, off, (long)end - (long)off, p);
+	}
+	return XS_C_IP6_EXT_LIMIT;
+}
+
+/* XS_C_MAX with @p filled in, or the counter that says why the frame is not keyed. */
+static inline int ref_parse(const unsigned char *b, __u32 len, struct ref_pkt *p)
+{
+	__u32 type, off = 12, tags;
+
+	memset(p, 0, sizeof(*p));
+	if (len < 14)
+		return XS_C_TRUNC_ETH;
+	type = ref_get16(b + off);
+	for (tags = 0; type == 0x8100 || type == 0x88a8; tags++) {
+		if (tags == 2)
+			return XS_C_VLAN_TOO_DEEP;
+		if (len < off + 2 + 4)
+			return XS_C_TRUNC_ETH;
+		off += 4;
+		type = ref_get16(b + off);
+	}
+	p->l3 = off + 2;
+	if (type == 0x0800)
+		return ref_ipv4(b, len, p);
+	if (type == 0x86dd)
+		return ref_ipv6(b, len, p);
+	return XS_C_NOT_IP;
+}
+
+/* ---- what the program does with a keyed frame ---------------------------------- */
 
 static inline const struct ref_service *ref_find_service(const struct ref_config *c,
 							 const __be32 *vip, __be16 port, __u8 proto)
@@ -79,183 +368,127 @@ static inline int ref_is_vip(const struct ref_config *c, const __be32 *addr)
 	return 0;
 }
 
-/* RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m'), for one 16-bit word m -> m'. */
-static inline __u16 ref_csum_replace(__u16 hc, __u16 m, __u16 m2)
+static inline void ref_swap_macs(unsigned char *o, const unsigned char *in)
 {
-	__u32 sum = (__u16)~hc + (__u16)~m + m2;
-
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (__u16)~sum;
-}
-
-static inline __u16 ref_csum(const unsigned char *b, __u32 len)
-{
-	__u32 sum = 0, i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (__u32)(b[i] << 8 | b[i + 1]);
-	if (len & 1)
-		sum += (__u32)(b[len - 1] << 8);
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (__u16)~sum;
+	memcpy(o, in + 6, 6);
+	memcpy(o + 6, in, 6);
 }
 
 /*
- * Echo request to a VIP: answered in place (MACs and addresses swapped,
- * TTL 64, type to reply with the checksum adjusted), XDP_TX. A request the
- * program will not answer goes up to the stack untouched.
+ * An echo request to a VIP: the load balancer answers it (MACs and addresses
+ * swapped, TTL 64, type 0 or 129), XDP_TX, unless it carries IPv4 options
+ * or IPv6 extension headers: then it goes up untouched, counted.
+ *
+ * The reply's checksum is what a recomputation gives, carrying over the
+ * request's error if it had one (as any update must): E, the sum of the
+ * request's message with its checksum, is 0xffff when it verifies; the
+ * reply's checksum is the complement of the sum of its message plus ~E.
  */
-static inline void ref_echo(const unsigned char *in, __u32 len, const struct xs_parsed *p,
+static inline void ref_echo(const unsigned char *in, __u32 len, const struct ref_pkt *p,
 			    struct ref_result *r)
 {
-	unsigned char *o = r->out, tmp[16];
-	__u32 l3 = p->l3_off;
-	__u16 hc, m, m2;
+	unsigned char *o = r->out, *ip = o + p->l3, *icmp, tmp[16];
+	__u32 mlen = p->ip_len - (p->family == 4 ? 20 : 40);
+	__u16 e, s;
 
+	if ((p->family == 4 && (in[p->l3] & 0xf) != 5) || (p->family == 6 && p->v6_ext)) {
+		r->verdict = XDP_PASS;
+		r->counters[XS_C_ICMP_ECHO_PASS]++;
+		return;
+	}
 	memcpy(o, in, len);
 	r->out_len = len;
+	ref_swap_macs(o, in);
+	icmp = ip + (p->family == 4 ? 20 : 40);
 	if (p->family == 4) {
-		unsigned char *icmp = o + l3 + 20;
-
-		if ((o[l3] & 0xf) != 5) {
-			r->verdict = XDP_PASS;  /* options: not answered here */
-			r->bytes = REF_SAME;
-			r->counters[XS_C_ICMP_ECHO_PASS]++;
-			return;
-		}
-		memcpy(tmp, o + l3 + 12, 4);
-		memcpy(o + l3 + 12, o + l3 + 16, 4);
-		memcpy(o + l3 + 16, tmp, 4);
-		o[l3 + 8] = 64;
-		o[l3 + 10] = o[l3 + 11] = 0;
-		hc = ref_csum(o + l3, 20);
-		o[l3 + 10] = hc >> 8;
-		o[l3 + 11] = hc & 0xff;
-		{
-			/* The reply carries the request's checksum error, if any: E is
-			 * the sum of the request (0xffff when it verifies); the reply's
-			 * checksum is recomputed with ~E added. */
-			__u32 mlen = (__u32)(o[l3 + 2] << 8 | o[l3 + 3]) - 20;
-			__u16 e = (__u16)~ref_csum(icmp, mlen);
-
-			icmp[0] = 0;
-			icmp[2] = icmp[3] = 0;
-			hc = (__u16)~ref_csum(icmp, mlen); /* the sum of the reply */
-			hc = ref_csum((const unsigned char[]){ hc >> 8, hc & 0xff,
-							(__u8)(~e >> 8), (__u8)~e },
-				      4);
-			icmp[2] = hc >> 8;
-			icmp[3] = hc & 0xff;
-		}
-		goto macs;
+		memcpy(tmp, ip + 12, 4);
+		memcpy(ip + 12, ip + 16, 4);
+		memcpy(ip + 16, tmp, 4);
+		ip[8] = 64;
+		ref_put16(ip + 10, 0);
+		ref_put16(ip + 10, ref_csum(ip, 20));
+		e = ref_sum(icmp, mlen);
+		icmp[0] = 0;
+		ref_put16(icmp + 2, 0);
+		s = ref_sum(icmp, mlen);
 	} else {
-		unsigned char *icmp = o + l3 + 40;
-
-		if (o[l3 + 6] != IPPROTO_ICMPV6) {
-			r->verdict = XDP_PASS;  /* extension headers: not answered here */
-			r->bytes = REF_SAME;
-			r->counters[XS_C_ICMP_ECHO_PASS]++;
-			return;
-		}
-		memcpy(tmp, o + l3 + 8, 16);
-		memcpy(o + l3 + 8, o + l3 + 24, 16);
-		memcpy(o + l3 + 24, tmp, 16);
-		o[l3 + 7] = 64;
-		m = (__u16)(icmp[0] << 8 | icmp[1]);
+		memcpy(tmp, ip + 8, 16);
+		memcpy(ip + 8, ip + 24, 16);
+		memcpy(ip + 24, tmp, 16);
+		ip[7] = 64;
+		e = ref_add(ref_sum_pseudo6(ip + 8, ip + 24, mlen), ref_sum(icmp, mlen));
 		icmp[0] = 129;
+		ref_put16(icmp + 2, 0);
+		s = ref_add(ref_sum_pseudo6(ip + 8, ip + 24, mlen), ref_sum(icmp, mlen));
 	}
-	{
-		unsigned char *icmp = o + l3 + (p->family == 4 ? 20 : 40);
-
-		m2 = (__u16)(icmp[0] << 8 | icmp[1]);
-		hc = ref_csum_replace((__u16)(icmp[2] << 8 | icmp[3]), m, m2);
-		icmp[2] = hc >> 8;
-		icmp[3] = hc & 0xff;
-	}
-macs:
-	memcpy(tmp, o, 6);
-	memcpy(o, o + 6, 6);
-	memcpy(o + 6, tmp, 6);
+	ref_put16(icmp + 2, (__u16)~ref_add(s, (__u16)~e));
 	r->verdict = XDP_TX;
 	r->bytes = REF_EXACT;
 	r->counters[XS_C_ICMP_ECHO]++;
 }
 
 /*
- * A packet too big for the tunnel (policy icmp, no rate limit in the fuzz
- * environment): IPv4 with DF and not a later fragment, or IPv6, and not
- * ICMP, gets "fragmentation needed" / "packet too big" with @mtu, built
- * from scratch: L2 with the MACs swapped, IP from the VIP to the client,
- * ICMP, 128 bytes of the packet. Anything else is dropped.
+ * A packet too big for the tunnel, answered as a router would (the fuzz
+ * environment has no ICMP rate limit): IPv4 with DF that is not a later
+ * fragment, or IPv6, and not ICMP itself, gets "fragmentation needed" /
+ * "packet too big" with @mtu: L2 with the MACs swapped (tags kept), an IP
+ * header from the VIP to the client, the ICMP header, the first 128 bytes of
+ * the packet. Anything else is dropped, counted too_big.
  */
-static inline void ref_too_big(const unsigned char *in, const struct xs_parsed *p, __u32 mtu,
+static inline void ref_too_big(const unsigned char *in, const struct ref_pkt *p, __u32 mtu,
 			       struct ref_result *r)
 {
-	const unsigned char *ip = in + p->l3_off;
+	const unsigned char *ip = in + p->l3;
 	unsigned char *o = r->out, *nip, *icmp;
-	__u32 l3 = p->l3_off, hdr = p->family == 4 ? 20 : 40, sum, i;
-	int is_icmp = p->icmp != XS_ICMP_NONE || p->key.proto == IPPROTO_ICMP ||
-		      p->key.proto == IPPROTO_ICMPV6;
+	__u32 hdr = p->family == 4 ? 20 : 40;
+	int df_first = p->family == 6 || (ref_get16(ip + 6) & 0x5fff) == 0x4000;
 
-	if (is_icmp || (p->family == 4 && ((ip[6] << 8 | ip[7]) & 0x5fff) != 0x4000)) {
+	if (p->proto == IPPROTO_ICMP || p->proto == IPPROTO_ICMPV6 || !df_first ||
+	    p->ip_len < REF_QUOTE) {
 		r->verdict = XDP_DROP;
 		r->counters[XS_C_TOO_BIG]++;
 		return;
 	}
-	memcpy(o, in + 6, 6);
-	memcpy(o + 6, in, 6);
-	memcpy(o + 12, in + 12, l3 - 12);
-	nip = o + l3;
+	ref_swap_macs(o, in);
+	memcpy(o + 12, in + 12, p->l3 - 12);
+	nip = o + p->l3;
 	memset(nip, 0, hdr + 8);
 	icmp = nip + hdr;
-	memcpy(icmp + 8, ip, 128);
+	memcpy(icmp + 8, ip, REF_QUOTE);
 	if (p->family == 4) {
 		nip[0] = 0x45;
-		nip[3] = 156;
+		ref_put16(nip + 2, 20 + 8 + REF_QUOTE);
 		nip[8] = 64;
 		nip[9] = IPPROTO_ICMP;
 		memcpy(nip + 12, ip + 16, 4);
 		memcpy(nip + 16, ip + 12, 4);
-		sum = ref_csum(nip, 20);
-		nip[10] = sum >> 8;
-		nip[11] = sum & 0xff;
+		ref_put16(nip + 10, ref_csum(nip, 20));
 		icmp[0] = 3;
 		icmp[1] = 4;
-		icmp[6] = mtu >> 8;
-		icmp[7] = mtu & 0xff;
-		sum = ref_csum(icmp, 136);
+		ref_put16(icmp + 6, mtu);
+		ref_put16(icmp + 2, ref_csum(icmp, 8 + REF_QUOTE));
 	} else {
-		unsigned char ph[40 + 136];
-
 		nip[0] = 0x60;
-		nip[5] = 136;
+		ref_put16(nip + 4, 8 + REF_QUOTE);
 		nip[6] = IPPROTO_ICMPV6;
 		nip[7] = 64;
 		memcpy(nip + 8, ip + 24, 16);
 		memcpy(nip + 24, ip + 8, 16);
 		icmp[0] = 2;
-		for (i = 0; i < 4; i++)
-			icmp[4 + i] = (__u8)(mtu >> (24 - 8 * i));
-		memset(ph, 0, sizeof(ph));
-		memcpy(ph, nip + 8, 32);
-		ph[35] = 136;
-		ph[39] = IPPROTO_ICMPV6;
-		memcpy(ph + 40, icmp, 136);
-		sum = ref_csum(ph, sizeof(ph));
+		ref_put16(icmp + 4, mtu >> 16);
+		ref_put16(icmp + 6, mtu & 0xffff);
+		ref_put16(icmp + 2, (__u16)~ref_add(ref_sum_pseudo6(nip + 8, nip + 24, 8 + REF_QUOTE),
+						     ref_sum(icmp, 8 + REF_QUOTE)));
 	}
-	icmp[2] = sum >> 8;
-	icmp[3] = sum & 0xff;
-	r->out_len = l3 + hdr + 136;
+	r->out_len = p->l3 + hdr + 8 + REF_QUOTE;
 	r->bytes = REF_EXACT;
 	r->verdict = XDP_TX;
 	r->counters[XS_C_ICMP_TOO_BIG]++;
 }
 
-/* A service's backend: L2 rewrite, or a tunnel unless it would exceed the route MTU. */
+/* A service's backend: L2 rewrite, or a tunnel when it fits the route MTU. */
 static inline void ref_backend(const struct ref_config *c, const unsigned char *in, __u32 len,
-			       const struct xs_parsed *p, const struct ref_service *s,
+			       const struct ref_pkt *p, const struct ref_service *s,
 			       struct ref_result *r)
 {
 	const struct xs_target *be = &c->targets[r->target];
@@ -278,62 +511,53 @@ static inline void ref_backend(const struct ref_config *c, const unsigned char *
 	r->verdict = XDP_TX;
 	r->counters[XS_C_TX]++;
 	r->bytes = REF_TUNNEL;
-	r->l3_off = p->l3_off;
-	r->inner_family = p->family;
-	r->out_len = len - p->l3_off + 14 + r->outer;
+	r->l3_off = p->l3;
+	r->inner_family = (__u8)p->family;
+	r->out_len = len - p->l3 + 14 + r->outer;
 }
 
-/*
- * The parser reads headers through struct pointers, as the BPF side must.
- * Drivers hand XDP a frame whose IP header is 4-byte aligned (NET_IP_ALIGN
- * headroom); the reference parses a copy placed the same way, so UBSan's
- * alignment check holds it to that.
- */
-static inline void ref_run(const struct ref_config *c, const unsigned char *frame, __u32 len,
+static inline void ref_run(const struct ref_config *c, const unsigned char *in, __u32 len,
 			   struct ref_result *r)
 {
-	static unsigned char aligned[2 + 4096] __attribute__((aligned(8)));
-	const unsigned char *in = aligned + 2;
 	const struct ref_service *s = NULL;
 	const struct xs_pool *pool = &c->queues;
 	struct xs_decision d;
-	struct xs_parsed p;
+	struct ref_pkt p;
 	int err;
 
-	memset(&p, 0, sizeof(p));
 	memset(r->counters, 0, sizeof(r->counters));
 	r->target = XS_NO_TARGET;
 	r->flow_lookups = 0;
 	r->bytes = REF_SAME;
 	r->out_len = len;
-	if (len > sizeof(aligned) - 2) {
+	if (len > sizeof(r->out)) {
 		r->verdict = -1;
 		return;
 	}
-	memcpy(aligned + 2, frame, len);
-	err = xs_parse((void *)in, (void *)(in + len), &p);
-	if (err != XS_PARSE_OK) {
+	err = ref_parse(in, len, &p);
+	if (err != XS_C_MAX) {
 		r->counters[err]++;
 		r->verdict = XDP_PASS;
 		return;
 	}
 	if (p.is_frag)
 		r->counters[XS_C_FRAGMENT]++;
-	if (p.icmp == XS_ICMP_BAD_QUOTE)
+	if (p.icmp == REF_ICMP_BAD_QUOTE)
 		r->counters[XS_C_ICMP_BAD_QUOTE]++;
 
-	if (p.icmp == XS_ICMP_ECHO && ref_is_vip(c, p.key.dst)) {
+	if (p.icmp == REF_ICMP_ECHO && ref_is_vip(c, p.key.dst)) {
 		ref_echo(in, len, &p, r);
 		return;
 	}
-	if (p.icmp != XS_ICMP_ECHO) {
+	/* Echo requests to other addresses follow the queue pool, as any packet. */
+	if (p.icmp != REF_ICMP_ECHO) {
 		s = ref_find_service(c, p.key.dst, p.key.dport, p.key.proto);
 		if (!s)
 			s = ref_find_service(c, p.key.dst, 0, p.key.proto);
 	}
 	if (s) {
 		pool = &s->pool;
-		if (p.icmp == XS_ICMP_ERROR)
+		if (p.icmp == REF_ICMP_ERROR)
 			r->counters[XS_C_ICMP_ERROR]++;
 	}
 	r->flow_lookups = 1;

@@ -5,8 +5,10 @@
 # client through xdpsteer to backends over a path whose MTU is smaller than
 # the client's link, so that only path MTU discovery, driven by xdpsteer's
 # ICMP "fragmentation needed" / "packet too big", lets them complete; and the
-# same with --too-big drop, where they cannot. Needs root; about 40 s; V=1
-# for detail.
+# same with --too-big drop, where they cannot. Then IP fragments: UDP
+# datagrams larger than the client's link, fragmented by the client, to an
+# any-port VIP: every fragment of a datagram must reach the same backend,
+# which reassembles it. Needs root; about 30 s; V=1 for detail.
 #
 #   tests/ns/test_pmtu.sh [--list | TEST...]
 #
@@ -98,6 +100,12 @@ setup_pmtu_testbed() {
 	ip -n "$NS_C" addr add "$C6/64" dev "$IF_C" nodad
 	ip -n "$NS_L" addr add "$L4/24" dev "$IF_L0"
 	ip -n "$NS_L" addr add "$L6/64" dev "$IF_L0" nodad
+	for i in 3 4 5 6 7 8 9; do
+		ip -n "$NS_C" addr add "198.18.2.$i/24" dev "$IF_C"
+	done
+	for i in 10 11 12 13 14 15 16 17; do
+		ip -n "$NS_C" addr add "2001:db8:2::$i/64" dev "$IF_C" nodad
+	done
 	ip -n "$NS_C" route add 198.19.2.0/24 via "$L4"
 	ip -n "$NS_C" -6 route add 2001:db8:102::/64 via "$L6"
 	run_in "$NS_C" ethtool -K "$IF_C" tx off >/dev/null || return 1
@@ -139,13 +147,15 @@ tunnel_mtu() {
 	done
 }
 
-# fresh NS_L service setup: attach (ARGS), one service SVC with both backends of FAMILY.
+# fresh SVC FAMILY [ARGS]: attach anew (with ARGS), one service SVC (with
+# "${SVC_ARGS[@]}") with both backends of FAMILY.
+SVC_ARGS=()
 fresh() {
 	local svc=$1 fam=$2 i
 	shift 2
 	xs_detach_quiet "$NS_L" "$IF_L0"
 	attach_in "$NS_L" "$IF_L0" --seed "$SEED" "$@" >/dev/null
-	lb service add "$IF_L0" "$svc" >/dev/null
+	lb service add "$IF_L0" "$svc" "${SVC_ARGS[@]}" >/dev/null
 	for i in "${BES[@]}"; do
 		lb backend add "$IF_L0" "$svc" "$("be$fam" "$i")" >/dev/null
 	done
@@ -230,6 +240,132 @@ t_too_big_drop() {
 	assert_eq "ICMP too big sent" "$(counter icmp_too_big_sent)" 0
 	assert_true "full-size segments dropped as too_big" \
 		"$([ "$(counter too_big)" -ge 6 ] && echo true)"
+}
+
+# ---- fragments ----------------------------------------------------------------
+
+# frag_run NAME VIP FIELDS SIZES SRC...: an any-port UDP service on VIP (with
+# --hash-fields FIELDS, or the interface's if -), receivers on both
+# backends, and from each SRC two ports x 10 datagrams of each size in SIZES
+# (3000 bytes: three fragments on the client's 1500-byte link). Leaves
+# $T.sent.json, $T.b1.json, $T.b2.json, and the fragment counter in $T.frags.
+frag_run() {
+	local name=$1 vip=$2 fields=$3 sizes=$4 svc i s args=()
+	shift 4
+	T=$XS_TMP/$name
+	if [[ $vip == *:* ]]; then svc="[$vip]:*/udp"; else svc="$vip:*/udp"; fi
+	tunnel_mtu -
+	SVC_ARGS=()
+	[ "$fields" = - ] || SVC_ARGS=(--hash-fields "$fields")
+	fresh "$svc" "$([[ $vip == *:* ]] && echo 6 || echo 4)"
+	for i in "${BES[@]}"; do
+		rm -f "$T.ready$i" "$T.stop"
+		bg_start "RCV$i" nsenter --net=/run/netns/"$(be_ns "$i")" -- \
+			"$PYTHON" "$FRAG" recv --id "b$i" --bind "$vip" --port "$UPORT" \
+			--ready "$T.ready$i" --stop "$T.stop" --seconds 40 --out "$T.b$i.json"
+	done
+	for i in "${BES[@]}"; do
+		wait_file "$T.ready$i" 10
+	done
+	for s in "$@"; do
+		args+=(--src "$s")
+	done
+	local f0 size n=0
+	f0=$(counter fragment)
+	for size in $sizes; do
+		run_in "$NS_C" "$PYTHON" "$FRAG" send "${args[@]}" --sport $((42000 + n * 10)) \
+			--ports 2 --vip "$vip" --port "$UPORT" --count 10 --size "$size" \
+			--out "$T.sent$n.json"
+		n=$((n + 1))
+	done
+	pyx '{"datagrams": {k: v for d in (d0, d1) for k, v in d["datagrams"].items()}}' \
+		"$T.sent0.json" "$T.sent$((n - 1)).json" >"$T.sent.json"
+	sleep 1
+	touch "$T.stop"
+	for i in "${BES[@]}"; do
+		local v=BG_RCV$i
+		wait "${!v}" || true
+	done
+	echo $(($(counter fragment) - f0)) >"$T.frags"
+}
+
+# frag_check: every datagram arrived once, whole, at one backend; prints the split.
+frag_check() {
+	assert_eq "datagrams that arrived damaged, twice or from elsewhere" \
+		"$(pyx 'd0["bad"] + d1["bad"]' "$T.b1.json" "$T.b2.json")" "[]"
+	assert_eq "datagrams sent that did not arrive, reassembled, at a backend" \
+		"$(pyx 'sorted(set(d2["datagrams"]) - set(d0["datagrams"]) - set(d1["datagrams"]))[:5]' \
+			"$T.b1.json" "$T.b2.json" "$T.sent.json")" "[]"
+	assert_eq "datagrams that arrived at both backends" \
+		"$(pyx 'sorted(set(d0["datagrams"]) & set(d1["datagrams"]))' "$T.b1.json" "$T.b2.json")" "[]"
+	echo "datagrams at b1: $(pyx 'len(d["datagrams"])' "$T.b1.json"), at b2: $(pyx 'len(d["datagrams"])' "$T.b2.json")"
+}
+
+# lookup_fragment VIP SRC: the backend lookup names for a fragment from SRC
+# (keyed without ports: port 0 to port 0, the any-port service).
+lookup_fragment() {
+	local vip=$1 src=$2
+	[[ $vip == *:* ]] && vip="[$vip]" src="[$src]"
+	lb lookup "$IF_L0" udp "$src:0" "$vip:0" --json | pyx 'd["target"]["backend"]' -
+}
+
+# fragments FAMILY: 3000-byte UDP datagrams, fragmented by the client, to an
+# any-port VIP: all fragments of each reach one backend, the one lookup names
+# for its source (fragments are keyed on source, destination and protocol).
+fragments() {
+	local fam=$1 vip srcs=() s want got i
+	if [ "$fam" = 4 ]; then
+		vip=$VIP4_UDP
+		for i in 2 3 4 5 6 7 8 9; do srcs+=("198.18.2.$i"); done
+	else
+		vip=$VIP6_UDP
+		for i in 10 11 12 13 14 15 16 17; do srcs+=("2001:db8:2::$i"); done
+	fi
+	frag_run "frag$fam" "$vip" - 3000 "${srcs[@]}"
+	frag_check
+	assert_eq "fragments counted (3 per datagram)" "$(cat "$T.frags")" $((3 * 8 * 2 * 10))
+	for s in "${srcs[@]}"; do
+		want=$(lookup_fragment "$vip" "$s")
+		[ "$want" = "$(be"$fam" 1)" ] && want=b1 || want=b2
+		got=$(pyx "sorted({d['id'] for d in (d0, d1) for k in d['datagrams'] if k.rsplit(':', 1)[0].strip('[]') == '$s'})" \
+			"$T.b1.json" "$T.b2.json")
+		assert_eq "backends that served $s's 20 datagrams (lookup names $want)" "$got" "[\"$want\"]"
+	done
+	assert_true "both backends served some sources" \
+		"$(pyx 'len(d0["datagrams"]) > 0 and len(d1["datagrams"]) > 0' "$T.b1.json" "$T.b2.json")"
+}
+
+# Fragmented UDP over IPv4 to an any-port VIP.
+t_fragments_udp4() {
+	fragments 4
+}
+
+# Fragmented UDP over IPv6 (fragment headers) to an any-port VIP.
+t_fragments_udp6() {
+	fragments 6
+}
+
+# With --hash-fields src,dst,proto, a client's whole datagrams and its
+# fragmented ones go to the same backend: unfragmented packets are keyed as
+# its fragments are.
+t_fragments_and_whole_datagrams_together() {
+	local srcs=(198.18.2.2 198.18.2.3 198.18.2.4 198.18.2.5 198.18.2.6 198.18.2.7)
+	frag_run fragmix "$VIP4_UDP" src,dst,proto "3000 200" "${srcs[@]}"
+	frag_check
+	assert_eq "fragments counted (the 3000-byte datagrams only)" "$(cat "$T.frags")" $((3 * 6 * 2 * 10))
+	assert_eq "sources served by more than one backend" "$(split_sources)" "[]"
+	# The contrast: on the interface's fields (all five), whole datagrams are
+	# keyed with their ports and fragments without, so sources split.
+	frag_run fragmix_all "$VIP4_UDP" - "3000 200" "${srcs[@]}"
+	frag_check
+	echo "on all five fields, sources split between backends: $(split_sources)"
+	assert_true "on all five fields, some source is split" "$(pyx 'len(d) > 0' <(split_sources))"
+}
+
+# split_sources: the sources whose datagrams reached both backends ($T.b1.json, $T.b2.json).
+split_sources() {
+	pyx 'sorted(s for s in {k.rsplit(":", 1)[0] for d in (d0, d1) for k in d["datagrams"]} if all(any(k.rsplit(":", 1)[0] == s for k in d["datagrams"]) for d in (d0, d1)))' \
+		"$T.b1.json" "$T.b2.json"
 }
 
 # ---------------------------------------------------------------------------

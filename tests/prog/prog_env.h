@@ -222,13 +222,13 @@ static inline int prog_env_run(struct prog_env *e, const void *pkt, __u32 len, _
 	return prog_env_run_on(e, 0, pkt, len, repeat, out, out_len, duration);
 }
 
-/* The target the flow table pinned @key to (the masked flow key), or XS_NO_TARGET. */
+/* The target the flow table pinned @key to in the queue pool, or XS_NO_TARGET. */
 static inline __u32 prog_env_pinned(struct prog_env *e, const struct xs_flow_key *key)
 {
 	struct xs_flow_key flow;
 	struct xs_flow_pin pin;
 
-	xs_flow_key_mask(&flow, key, e->pool.hdr.flow_fields, XS_DOMAIN_FLOW);
+	xs_flow_pin_key(&flow, key, e->pool.hdr.flow_fields, XS_POOL_QUEUES);
 	if (bpf_map_lookup_elem(e->h.flows_fd, &flow, &pin))
 		return XS_NO_TARGET;
 	return pin.target;

@@ -441,6 +441,55 @@ TEST(ports_past_the_datagram_are_not_read)
 	}
 }
 
+/* Pool @id's flow fields set to @fields, as a service's --hash-fields sets them. */
+static int set_fields(__u32 id, __u8 fields)
+{
+	struct xs_pool pool;
+	int err = xs_pool_read(&env.h, id, &pool);
+
+	if (err)
+		return err;
+	pool.hdr.flow_fields = fields;
+	err = xs_pool_publish(&env.h, id, &pool);
+	xs_pool_free(&pool);
+	return err;
+}
+
+/*
+ * Pins belong to their pool. Two services whose flow fields are the source
+ * alone: one client's flow to each masks to the same key, and must still
+ * be pinned apart, each to a backend of its own service.
+ */
+TEST(pools_do_not_share_pins)
+{
+	static const char *const be_a[] = { "10.20.0.11" }, *const be_b[] = { "10.20.0.15" };
+	unsigned char out[2048];
+	__u32 out_len, a, b;
+	__be32 backend;
+	struct pkt in;
+	int ret;
+
+	sh("ip neigh replace 10.20.0.15 lladdr 02:00:00:00:00:15 dev lbA nud permanent");
+	a = add_service("10.99.0.8:80/tcp", XS_ENCAP_IPIP, be_a, 1);
+	b = add_service("10.99.0.9:80/tcp", XS_ENCAP_IPIP, be_b, 1);
+	if (!ASSERT_TRUE(a && b, "services") ||
+	    !ASSERT_EQ(set_fields(a, XS_F_SRC) || set_fields(b, XS_F_SRC), 0, "fields: src"))
+		return;
+	client_pkt(&in, 0, "198.51.100.40", "10.99.0.8", 40100, 80, 0);
+	out_len = sizeof(out);
+	ret = prog_env_run_on(&env, if_a, in.buf, in.len, 1, out, &out_len, NULL);
+	memcpy(&backend, out + 14 + offsetof(struct iphdr, daddr), 4);
+	ASSERT_TRUE(ret == XDP_TX && backend == inet_addr("10.20.0.11"),
+		    "service A: its backend (verdict %d)", ret);
+	client_pkt(&in, 0, "198.51.100.40", "10.99.0.9", 40100, 80, 0);
+	out_len = sizeof(out);
+	ret = prog_env_run_on(&env, if_a, in.buf, in.len, 1, out, &out_len, NULL);
+	memcpy(&backend, out + 14 + offsetof(struct iphdr, daddr), 4);
+	ASSERT_TRUE(ret == XDP_TX && backend == inet_addr("10.20.0.15"),
+		    "the same client to service B: B's backend, not A's pin (verdict %d, backend "
+		    "%08x)", ret, ntohl(backend));
+}
+
 /* Send @in; the outer destination (the backend) and source of the IPIP frame. */
 static int send_ipip(const struct pkt *in, __be32 *daddr, __be32 *saddr)
 {

@@ -88,7 +88,7 @@ int xs_cmd_lookup(const struct xs_args *a)
 	target = d.target;
 
 	/* A pinned flow keeps its target while that target lives, as in the kernel. */
-	xs_flow_key_mask(&flow, &key, pool.hdr.flow_fields, XS_DOMAIN_FLOW);
+	xs_flow_pin_key(&flow, &key, pool.hdr.flow_fields, pool_id);
 	if (!bpf_map_lookup_elem(h.flows_fd, &flow, &pin) && pin.target < XS_MAX_TARGETS &&
 	    !bpf_map_lookup_elem(h.targets_fd, &pin.target, &t) &&
 	    (t.flags & XS_TARGET_F_ACTIVE) && t.uid == pin.uid) {

@@ -102,6 +102,7 @@ static int xs_load_service(const struct xs_handle *h, struct xs_model *m,
 	s.svc.id = 0; /* ids are the commit's to give */
 	s.algo = pool.hdr.algo;
 	s.hand_size = pool.hdr.hand_size;
+	s.flow_fields = pool.hdr.flags & XS_POOL_F_OWN_FIELDS ? pool.hdr.flow_fields : 0;
 	if (placed)
 		s.slot_count = pool.hdr.n_buckets;
 	err = placed ? xs_load_buckets(&pool, &first, &next) : 0;

@@ -12,6 +12,7 @@
 #include "endpoint.h"
 #include "log.h"
 #include "names.h"
+#include "parse.h"
 #include "plan.h"
 #include "target.h"
 
@@ -231,15 +232,26 @@ static int xs_plan_services(struct xs_plan *pl, const struct xs_service_entry *s
 					    pp->old.hdr.hand_size, cs->s.hand_size);
 			if (!xs_service_same(&pp->old_svc, &cs->s.svc))
 				xs_plan_say(pl, "~ service %s: encap or tunnel source", name);
+			if (cs->s.flow_fields != (pp->old.hdr.flags & XS_POOL_F_OWN_FIELDS
+							  ? pp->old.hdr.flow_fields : 0)) {
+				char a[64], b[64];
+
+				xs_format_fields(pp->old.hdr.flow_fields, a, sizeof(a));
+				xs_format_fields(cs->s.flow_fields ?: q->flow_fields, b, sizeof(b));
+				xs_plan_say(pl, "~ service %s: hash-fields %s -> %s%s", name, a, b,
+					    cs->s.flow_fields ? "" : " (the interface's)");
+			}
 		}
 		pp->will = true;
 		pp->line = cs->line;
 		pp->source = cs->source;
 		pp->new_svc = cs->s.svc;
 		pp->new_svc.id = pp->id;
-		/* One seed and one set of hash fields per interface, as `seed` keeps it. */
+		/* One seed per interface, as `seed` keeps it; hash fields too, unless
+		 * the service has its own (they are its pool's: its pins too). */
 		memcpy(pp->new.hdr.seed, q->seed, sizeof(q->seed));
-		pp->new.hdr.flow_fields = q->flow_fields;
+		pp->new.hdr.flow_fields = cs->s.flow_fields ?: q->flow_fields;
+		pp->new.hdr.flags = cs->s.flow_fields ? XS_POOL_F_OWN_FIELDS : 0;
 		pp->new.hdr.hand_fields = q->hand_fields;
 		pp->new.hdr.algo = cs->s.algo;
 		pp->new.hdr.hand_size = cs->s.hand_size;

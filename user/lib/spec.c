@@ -49,6 +49,7 @@ const struct xs_key xs_service_keys[] = {
 	{ "tunnel-src", "CIDR", "ipip: outer IPv4 source prefix (default " XS_DEFAULT_TUNNEL_SRC4 ")" },
 	{ "tunnel-src6", "CIDR", "ipip: outer IPv6 source prefix (default " XS_DEFAULT_TUNNEL_SRC6 ")" },
 	{ "slot-count", "N", "its pool's slots, holes included (default: as needed)" },
+	{ "hash-fields", "LIST", "its flow hash fields, e.g. dport (default: the interface's)" },
 	{ 0 },
 };
 
@@ -321,6 +322,8 @@ int xs_service_spec_set(struct xs_service_spec *s, const char *key, const char *
 		return xs_parse_cidr(val, AF_INET6, s->svc.src6, &s->svc.src6_bits);
 	case 5:
 		return xs_parse_slot_count(val, &s->slot_count);
+	case 6:
+		return xs_parse_fields(val, "hash-fields", &s->flow_fields);
 	default:
 		return -EINVAL;
 	}

@@ -57,6 +57,7 @@ struct xs_service_spec {
 	struct xs_service svc;	/* encap and tunnel sources; the id is the commit's */
 	__u8 algo, hand_size;
 	__u32 slot_count;	/* its pool's slots, holes included; 0: as the commit chooses */
+	__u8 flow_fields;	/* its own hash-fields (enum xs_field); 0: the interface's */
 };
 
 struct xs_backend_spec {
@@ -69,7 +70,7 @@ struct xs_backend_spec {
 
 extern const struct xs_key xs_settings_keys[];	/* seed algo hand-size hash-fields hand-fields slot-count seed-file */
 extern const struct xs_key xs_target_keys[];	/* qsize drain id slots */
-extern const struct xs_key xs_service_keys[];	/* algo hand-size encap tunnel-src tunnel-src6 slot-count */
+extern const struct xs_key xs_service_keys[];	/* algo hand-size encap tunnel-src tunnel-src6 slot-count hash-fields */
 extern const struct xs_key xs_backend_keys[];	/* weight drain id slots */
 
 /* The setters below for a caller that holds a spec of either kind behind a key table. */
