@@ -16,6 +16,7 @@
 #include "xs_count.h"
 #include "xs_flow.h"
 #include "xs_parse.h"
+#include "xs_quic.h"
 #include "xs_service.h"
 #include "xs_target.h"
 
@@ -91,10 +92,10 @@ int xdpsteer_xdp(struct xdp_md *ctx)
 	struct xs_flow_cache_entry *cached = NULL, *hit = NULL;
 	const struct xs_service *svc = NULL;
 	struct xs_parsed p = {};
-	const struct xs_target *t;
+	const struct xs_target *t, *qt;
 	const struct xs_self *self = NULL;
 	struct xs_flow_pin pin;
-	__u32 why, pool_id = XS_POOL_QUEUES, base = 0, epoch = 0, slot;
+	__u32 why, pool_id = XS_POOL_QUEUES, base = 0, epoch = 0, slot, qid = 0;
 	int r;
 
 	if (!xs_parse_fast((void *)(long)ctx->data, (void *)(long)ctx->data_end, &p))
@@ -115,8 +116,18 @@ int xdpsteer_xdp(struct xdp_md *ctx)
 		hit = xs_cache_hit(&p, cached);
 		if (hit && hit->pool != XS_POOL_QUEUES) {
 			epoch = xs_epoch_now();
-			if (hit->recipe.ready && hit->recipe.epoch == epoch)
-				return xs_deliver_cached(ctx, &p, hit);
+			if (hit->recipe.ready && hit->recipe.epoch == epoch) {
+				if (!hit->recipe.quic)
+					return xs_deliver_cached(ctx, &p, hit);
+				/* QUIC: the connection id, if it names a backend, decides. */
+				qt = xs_quic_backend(ctx, &p, hit->pool, &qid);
+				if (!qt || qid == hit->pin.target) {
+					if (qt)
+						xs_count(XS_C_QUIC_CID);
+					return xs_deliver_cached(ctx, &p, hit);
+				}
+				hit = NULL; /* another backend: the long way, below */
+			}
 		}
 		t = hit ? xs_live_target(hit->pin.target, hit->pin.uid) : NULL;
 		if (hit && t) {
@@ -160,6 +171,18 @@ int xdpsteer_xdp(struct xdp_md *ctx)
 queue:
 	return xs_deliver(ctx, pin.target, t);
 backend:
+	if (svc->quic) {
+		/* The connection id overrides the pin, for this packet only. */
+		qt = xs_quic_backend(ctx, &p, svc->id, &qid);
+		if (qt) {
+			xs_count(XS_C_QUIC_CID);
+			if (qid != pin.target) {
+				pin.target = qid;
+				pin.uid = qt->uid;
+				return xs_deliver_backend(ctx, &p, svc, qt, &pin, 0, NULL, epoch);
+			}
+		}
+	}
 	return xs_deliver_backend(ctx, &p, svc, t, &pin, hit != NULL, cached, epoch);
 }
 

@@ -28,6 +28,7 @@ static __always_inline void xs_recipe_make(struct xs_recipe *r, const struct xs_
 	__builtin_memcpy(r->dmac, nh->dmac, 2 * ETH_ALEN);
 	r->ifindex = nh->ifindex;
 	r->mtu = nh->mtu;
+	r->quic = svc->quic;
 	xs_recipe_outer(r, svc, be, flow_hash);
 }
 

@@ -100,7 +100,7 @@ struct xs_service {
 	__u8 encap;          /* enum xs_encap */
 	__u8 src4_bits;      /* ipip: low bits of src4 taken from the flow hash */
 	__u8 src6_bits;      /* ipip: low bits of src6 taken from the flow hash (<= 32) */
-	__u8 pad;
+	__u8 quic;           /* udp: short-header QUIC goes where its connection id says (xs_quic.h) */
 	__be32 src4;         /* ipip: outer IPv4 source prefix */
 	__be32 src6[4];      /* ipip: outer IPv6 source prefix */
 };
@@ -266,7 +266,8 @@ XS_INLINE __u64 xs_target_load(__u32 target, __u64 packets, __u64 dequeued, __u6
 	X(XS_C_RECIPE_MADE, recipe_made, "info")                              \
 	X(XS_C_ICMP_ECHO_PASS, icmp_echo_passed, "pass")                      \
 	X(XS_C_ICMP_TOO_BIG, icmp_too_big_sent, "tx")                         \
-	X(XS_C_ICMP_LIMITED, icmp_rate_limited, "info")
+	X(XS_C_ICMP_LIMITED, icmp_rate_limited, "info")                       \
+	X(XS_C_QUIC_CID, quic_cid_routed, "info")
 
 #define XS_COUNTER_ENUM(e, name, kind) e,
 enum xs_counter { XS_COUNTERS(XS_COUNTER_ENUM) XS_C_MAX };
@@ -305,7 +306,9 @@ struct xs_recipe {
 	__u8 encap;          /* enum xs_encap */
 	__u8 family;         /* the backend's, so the outer header's: 4 or 6 */
 	__u32 epoch;         /* xs_epoch when it was made */
-	__u32 ready;         /* 0 until made for the flow the entry holds */
+	__u16 ready;         /* 0 until made for the flow the entry holds */
+	__u8 quic;           /* the service's quic: a packet's connection id may send it elsewhere */
+	__u8 pad;
 };
 
 /*

@@ -77,6 +77,8 @@ struct xs_parsed {
 	__u16 l3_off;           /* IP header, from the start of the frame */
 	__u16 ip_len;           /* IP header + payload, from the IP length field */
 	__u8 tcp_flags;         /* TCP: the flags byte (FIN 0x01, RST 0x04) */
+	__u8 pad;
+	__u16 l4_off;           /* the transport header, from the start of the frame (0: none) */
 };
 
 #define XS_TCP_FIN 0x01
@@ -255,6 +257,7 @@ XS_INLINE int xs_parse_ipv4(void *pos, void *data_end, struct xs_parsed *p)
 	}
 	end = pos + tot_len;
 	XS_OPAQUE(end);
+	p->l4_off = p->l3_off + ihl_bytes;
 	return xs_parse_ports(pos + ihl_bytes, end, data_end, ip->protocol, p);
 }
 
@@ -307,6 +310,7 @@ XS_INLINE int xs_parse_ipv6(void *pos, void *data_end, struct xs_parsed *p)
 			return XS_PARSE_OK;
 		default:
 			p->key.proto = nexthdr;
+			p->l4_off = p->l3_off + (__u16)(pos - (void *)ip6);
 			return xs_parse_ports(pos, end, data_end, nexthdr, p);
 		}
 	}
@@ -440,6 +444,7 @@ XS_INLINE int xs_parse_fast(void *data, void *data_end, struct xs_parsed *p)
 	p->family = family;
 	p->tos = tos;
 	p->l3_off = sizeof(*eth);
+	p->l4_off = (__u16)(l4 - (__u8 *)data);
 	p->ip_len = ip_len;
 	p->tcp_flags = flags;
 	return 0;

@@ -25,6 +25,7 @@ static const char *const fuzz_services[] = {
 	"10.99.0.1:80/tcp",         /* ipip, IPv4 and IPv6 backends */
 	"10.99.0.1:*/udp",          /* L2, any port */
 	"[2001:db8:99::1]:443/tcp", /* ip6ip6 */
+	"10.99.0.1:443/udp",        /* ipip, quic on: backends 388 and 389 (gen_corpus.c) */
 };
 
 static struct ref_config cfg;
@@ -37,6 +38,24 @@ static inline void fuzz_watch(const struct xs_pool *p)
 	for (i = 0; i < p->hdr.n_buckets && n_watch < FUZZ_MAX_WATCH; i++)
 		if (p->bucket[i] != XS_NO_TARGET)
 			watch[n_watch++] = p->bucket[i];
+}
+
+/* Turn quic on for service @spec, as `quic on` does. */
+static inline int fuzz_quic_on(const char *spec)
+{
+	struct xs_service_key key;
+	struct xs_service svc;
+	struct xs_txn *txn;
+
+	if (xs_parse_service(spec, &key) || xs_service_get(&env.h, &key, &svc))
+		return -1;
+	svc.quic = 1;
+	txn = xs_txn_begin(&env.h);
+	if (!txn || xs_txn_service(txn, &key, &svc)) {
+		xs_txn_abort(txn);
+		return -1;
+	}
+	return xs_txn_commit(txn);
 }
 
 static inline int fuzz_env_setup(void)
@@ -58,7 +77,8 @@ static inline int fuzz_env_setup(void)
 	if (xs_pool_publish(&env.h, XS_POOL_QUEUES, &env.pool) ||
 	    !add_service(fuzz_services[0], XS_ENCAP_IPIP, be_mixed, 2) ||
 	    !add_service(fuzz_services[1], XS_ENCAP_L2, be_v4, 1) ||
-	    !add_service(fuzz_services[2], XS_ENCAP_IPIP, be_v6, 1))
+	    !add_service(fuzz_services[2], XS_ENCAP_IPIP, be_v6, 1) ||
+	    !add_service(fuzz_services[3], XS_ENCAP_IPIP, be_mixed, 2) || fuzz_quic_on(fuzz_services[3]))
 		return -1;
 
 	/* The reference sees what the kernel sees: read it all back. */
@@ -76,6 +96,10 @@ static inline int fuzz_env_setup(void)
 		fuzz_watch(&s->pool);
 		cfg.n_svc++;
 	}
+	/* The QUIC seeds name backends 388 and 389: they must be the quic service's. */
+	if (cfg.targets[388].service != cfg.svc[3].svc.id ||
+	    cfg.targets[389].service != cfg.svc[3].svc.id || !cfg.svc[3].svc.quic)
+		return -1;
 	memcpy(cfg.lb_mac, mac_a, 6);
 	memcpy(cfg.be_mac, mac_be, 6);
 	return 0;

@@ -65,6 +65,23 @@ static void icmp(struct pkt *p, int family, const char *src, const char *dst,
 	h[1] = code;
 }
 
+/* A QUIC packet to the quic service (VIP4:443/udp): @first byte, then a connection id for @sid. */
+static void quic(struct pkt *p, const char *src, unsigned char first, unsigned int sid)
+{
+	unsigned char *q;
+
+	pkt_eth(p, ETH_P_IP);
+	pkt_ipv4(p, src, VIP4, IPPROTO_UDP, 0);
+	pkt_ports(p, IPPROTO_UDP, 50000, 443);
+	q = pkt_push(p, 1 + 8);
+	q[0] = first;
+	q[1] = (unsigned char)(0x40 | (sid >> 10 & 0x3f));
+	q[2] = (unsigned char)(sid >> 2);
+	q[3] = (unsigned char)((sid & 3) << 6);
+	pkt_payload(p, 32);
+	pkt_finish(p);
+}
+
 /* An ICMP error about a packet the backend sent from the VIP to the client. */
 static void icmp_error(struct pkt *p, int family, unsigned int quote_bytes)
 {
@@ -231,6 +248,16 @@ int main(int argc, char **argv)
 	save("svc_l2_any_port", &p);
 	v6(&p, "2001:db8:c::7", VIP6, IPPROTO_TCP, 40000, 443, 60);
 	save("svc_ip6ip6", &p);
+	/* QUIC to the quic service: an Initial (hashed), short headers naming
+	 * backend 388 and 389 (fuzz_env.h), and one naming no backend. */
+	quic(&p, "198.51.100.10", 0xc3, 388);
+	save("svc_quic_initial", &p);
+	quic(&p, "198.51.100.10", 0x41, 388);
+	save("svc_quic_short_388", &p);
+	quic(&p, "198.51.100.11", 0x41, 389);
+	save("svc_quic_short_389", &p);
+	quic(&p, "198.51.100.12", 0x41, 4000);
+	save("svc_quic_short_unknown", &p);
 	v4(&p, "198.51.100.9", VIP4, IPPROTO_TCP, 40002, 80, 1460);
 	save("svc_too_big", &p);
 	/* With DF: answered with "fragmentation needed"; IPv6: "packet too big". */

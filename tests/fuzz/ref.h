@@ -516,6 +516,24 @@ static inline void ref_backend(const struct ref_config *c, const unsigned char *
 	r->out_len = len - p->l3 + 14 + r->outer;
 }
 
+/*
+ * QUIC: the server id in a short-header packet's destination connection id
+ * (first byte's top bit clear; the id's first two bits 01, then 16 bits of
+ * server id), or 0. Only a UDP datagram, not a fragment, with the UDP header
+ * and four bytes of QUIC inside it.
+ */
+static inline __u32 ref_quic_server_id(const unsigned char *b, const struct ref_pkt *p)
+{
+	const unsigned char *q = b + p->l4 + 8;
+
+	if (p->proto != IPPROTO_UDP || p->is_frag || p->icmp != REF_ICMP_NONE ||
+	    p->l3 + p->ip_len < p->l4 + 8 + 4)
+		return 0;
+	if (q[0] & 0x80 || q[1] >> 6 != 1)
+		return 0;
+	return (__u32)(q[1] & 0x3f) << 10 | (__u32)q[2] << 2 | q[3] >> 6;
+}
+
 static inline void ref_run(const struct ref_config *c, const unsigned char *in, __u32 len,
 			   struct ref_result *r)
 {
@@ -567,6 +585,17 @@ static inline void ref_run(const struct ref_config *c, const unsigned char *in, 
 		return;
 	}
 	r->target = d.target;
+	/* The flow is looked up and pinned as any; a connection id then overrides it. */
+	if (s && s->svc.quic) {
+		__u32 sid = ref_quic_server_id(in, &p);
+
+		if (sid && sid < XS_MAX_TARGETS && c->targets[sid].kind == XS_TARGET_BACKEND &&
+		    (c->targets[sid].flags & XS_TARGET_F_ACTIVE) &&
+		    c->targets[sid].service == s->svc.id) {
+			r->target = sid;
+			r->counters[XS_C_QUIC_CID]++;
+		}
+	}
 	if (!s) {
 		r->verdict = XDP_REDIRECT;
 		return;

@@ -162,8 +162,8 @@ static void line_of(const char *text, const char *prefix, char *line, size_t len
 TEST(own_fields_survive_the_interface_and_show)
 {
 	struct xs_settings set;
-	struct xs_model m;
-	struct xs_pool p1, p2;
+	struct xs_model m = { 0 };
+	struct xs_pool p1 = { 0 }, p2 = { 0 };
 	char *text = NULL, line[512];
 	size_t len = 0;
 	FILE *f;
@@ -203,7 +203,7 @@ TEST(own_fields_survive_the_interface_and_show)
 		goto out;
 	ASSERT_EQ(apply_text(text), 0, "apply show's text");
 	{
-		struct xs_pool q1, q2;
+		struct xs_pool q1 = { 0 }, q2 = { 0 };
 
 		if (ASSERT_TRUE(!xs_pool_read(&env.h, service_id("10.50.0.1:80/tcp"), &q1) &&
 					!xs_pool_read(&env.h, service_id("10.50.0.2:80/tcp"), &q2),

@@ -47,6 +47,12 @@ const struct xs_name xs_too_big_names[] = {
 	{ 0, NULL },
 };
 
+const struct xs_name xs_onoff_names[] = {
+	{ 1, "on" },
+	{ 0, "off" },
+	{ 0, NULL },
+};
+
 const struct xs_name xs_mode_names[] = {
 	{ XDP_MODE_NATIVE, "native" },
 	{ XDP_MODE_SKB, "skb" },

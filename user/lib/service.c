@@ -235,5 +235,6 @@ __u32 xs_backend_uid(void)
 bool xs_service_same(const struct xs_service *a, const struct xs_service *b)
 {
 	return a->encap == b->encap && a->src4 == b->src4 && a->src4_bits == b->src4_bits &&
-	       !memcmp(a->src6, b->src6, sizeof(a->src6)) && a->src6_bits == b->src6_bits;
+	       !memcmp(a->src6, b->src6, sizeof(a->src6)) && a->src6_bits == b->src6_bits &&
+	       a->quic == b->quic;
 }

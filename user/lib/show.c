@@ -67,6 +67,8 @@ static void xs_print_service(const struct xs_service_spec *s, FILE *f)
 		128 - s->svc.src6_bits);
 	if (s->slot_count)
 		fprintf(f, " slot-count %u", s->slot_count);
+	if (s->svc.quic)
+		fprintf(f, " quic on");
 	if (s->flow_fields) {
 		char fields[64];
 

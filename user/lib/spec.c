@@ -50,6 +50,8 @@ const struct xs_key xs_service_keys[] = {
 	{ "tunnel-src6", "CIDR", "ipip: outer IPv6 source prefix (default " XS_DEFAULT_TUNNEL_SRC6 ")" },
 	{ "slot-count", "N", "its pool's slots, holes included (default: as needed)" },
 	{ "hash-fields", "LIST", "its flow hash fields, e.g. dport (default: the interface's)" },
+	{ "quic", "on|off", "udp: route short-header QUIC by the server id in its connection id "
+			    "(default off)" },
 	{ 0 },
 };
 
@@ -324,6 +326,15 @@ int xs_service_spec_set(struct xs_service_spec *s, const char *key, const char *
 		return xs_parse_slot_count(val, &s->slot_count);
 	case 6:
 		return xs_parse_fields(val, "hash-fields", &s->flow_fields);
+	case 7:
+		if (xs_name_parse(xs_onoff_names, val, "quic", &v))
+			return -EINVAL;
+		if (v && s->key.proto != IPPROTO_UDP) {
+			pr_warn("quic: applies to udp services only\n");
+			return -EINVAL;
+		}
+		s->svc.quic = (__u8)v;
+		return 0;
 	default:
 		return -EINVAL;
 	}

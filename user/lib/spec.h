@@ -70,7 +70,7 @@ struct xs_backend_spec {
 
 extern const struct xs_key xs_settings_keys[];	/* seed algo hand-size hash-fields hand-fields slot-count seed-file */
 extern const struct xs_key xs_target_keys[];	/* qsize drain id slots */
-extern const struct xs_key xs_service_keys[];	/* algo hand-size encap tunnel-src tunnel-src6 slot-count hash-fields */
+extern const struct xs_key xs_service_keys[];	/* algo hand-size encap tunnel-src tunnel-src6 slot-count hash-fields quic */
 extern const struct xs_key xs_backend_keys[];	/* weight drain id slots */
 
 /* The setters below for a caller that holds a spec of either kind behind a key table. */
