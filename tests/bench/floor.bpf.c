@@ -5,7 +5,10 @@
  * costs is reported above this, timed the same way in the same run.
  */
 #include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/ip.h>
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
 
 SEC("xdp")
 int xs_floor_redirect(struct xdp_md *ctx)
@@ -30,6 +33,56 @@ SEC("xdp")
 int xs_peer_drop(struct xdp_md *ctx)
 {
 	return XDP_DROP;
+}
+
+/*
+ * Not a floor but a baseline: the least a CPU-steering program can do.
+ * Parse Ethernet, IPv4 and the ports, hash the 4-tuple with jhash, redirect
+ * to CPU hash % 2. No state, no counters: what xdpsteer's CPU path is
+ * compared with (bench_scale.c).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_CPUMAP);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct bpf_cpumap_val);
+} jh_cpumap SEC(".maps");
+
+static __always_inline __u32 rol32(__u32 w, int s)
+{
+	return (w << s) | (w >> (32 - s));
+}
+
+/* Bob Jenkins' lookup3 final mix of three words (jhash_3words), written from the paper. */
+static __always_inline __u32 jhash3(__u32 a, __u32 b, __u32 c, __u32 initval)
+{
+	a += 0xdeadbeef + (3 << 2) + initval;
+	b += 0xdeadbeef + (3 << 2) + initval;
+	c += 0xdeadbeef + (3 << 2) + initval;
+	c ^= b; c -= rol32(b, 14);
+	a ^= c; a -= rol32(c, 11);
+	b ^= a; b -= rol32(a, 25);
+	c ^= b; c -= rol32(b, 16);
+	a ^= c; a -= rol32(c, 4);
+	b ^= a; b -= rol32(a, 14);
+	c ^= b; c -= rol32(b, 24);
+	return c;
+}
+
+SEC("xdp")
+int xs_jhash_redirect(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	struct iphdr *ip = data + sizeof(*eth);
+	__u32 *ports;
+
+	if ((void *)(ip + 1) > end || eth->h_proto != bpf_htons(ETH_P_IP))
+		return XDP_PASS;
+	ports = (void *)ip + ip->ihl * 4;
+	if ((void *)(ports + 1) > end)
+		return XDP_PASS;
+	return bpf_redirect_map(&jh_cpumap, jhash3(ip->saddr, ip->daddr, *ports, 0) % 2, 0);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -24,6 +24,9 @@ echo
 echo "== service path (XDP program, BPF_PROG_TEST_RUN, private namespace)"
 build/bench/bench_lb build/bench/floor.bpf.o
 echo
+echo "== many concurrent flows: 10k, 100k, 1M (XDP program, BPF_PROG_TEST_RUN, private namespace)"
+build/bench/bench_scale build/bench/floor.bpf.o
+echo
 echo "== sim resize (1M keys, 20 -> 21) against a plain implementation"
 build/bench/bench_sim
 echo
