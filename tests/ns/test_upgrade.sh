@@ -228,7 +228,6 @@ t_live() {
 		assert_eq "upgrade $i: $IF_STEER counters that went down or vanished" "$down" "{}"
 		mv "$T.lbc.now" "$T.lbc.prev"
 		mv "$T.udpc.now" "$T.udpc.prev"
-		sleep 0.5
 	done
 	touch "$T.stop"
 	wait "$BG_HOLD" || fail "churn_hold.py failed"
