@@ -188,7 +188,6 @@ static int xs_after_swap(struct xdpsteer *skel, const struct xs_handle *h,
 	int build_fd, err;
 
 	err = xs_clock_move(skel, h->ifname);
-	err = err ?: xs_repin(bpf_program__fd(skel->progs.xdpsteer_xdp), h->dir, XS_PIN_PROG_XDP);
 	err = err ?: xs_repin(bpf_program__fd(skel->progs.xdpsteer_cpumap), h->dir,
 			      XS_PIN_PROG_CPUMAP);
 	err = err ?: xs_repin(bpf_program__fd(skel->progs.xdpsteer_devmap), h->dir,
@@ -297,9 +296,20 @@ int xs_upgrade(const char *ifname)
 			strerror(-err));
 		goto out;
 	}
-	err = xs_after_swap(skel, &h, &prev);
 	len = sizeof(ninfo);
 	bpf_obj_get_info_by_fd(bpf_program__fd(skel->progs.xdpsteer_xdp), &ninfo, &len);
+	/*
+	 * The program pin first: once it names the running program, a second
+	 * upgrade finds a consistent attachment and redoes whatever failed below.
+	 */
+	err = xs_repin(bpf_program__fd(skel->progs.xdpsteer_xdp), h.dir, XS_PIN_PROG_XDP);
+	if (err) {
+		pr_warn("%s: the new program (id %u) runs, but %s/%s still names the old one: remove "
+			"it with `ip link set dev %s xdp off`, then `xdpsteer detach %s` and attach "
+			"again\n", ifname, ninfo.id, h.dir, XS_PIN_PROG_XDP, ifname, ifname);
+		goto out;
+	}
+	err = xs_after_swap(skel, &h, &prev);
 	if (err) {
 		pr_warn("%s: the new program (id %u) runs on the same maps, but moving the rest to "
 			"it failed: run `xdpsteer upgrade %s` again\n", ifname, ninfo.id, ifname);
