@@ -6,6 +6,7 @@
  * dropped. Two types with the same shape lay out the same bytes the same
  * way; the first place where two shapes differ names what changed.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -39,6 +40,8 @@ static void xs_shape_add(struct xs_shape *sh, const char *fmt, ...)
 		sh->n = sh->n + (size_t)k < sizeof(sh->s) ? sh->n + (size_t)k : sizeof(sh->s) - 1;
 }
 
+/* Recursive down nested types, at most 16 deep: map types nest two or three. */
+// NOLINTNEXTLINE(misc-no-recursion)
 static void xs_shape_of(const struct btf *btf, __u32 id, struct xs_shape *sh, int depth)
 {
 	const struct btf_type *t = btf__type_by_id(btf, id);
@@ -207,6 +210,18 @@ static int xs_map_compare(const char *ifname, const char *name, const struct bpf
 	return diffs;
 }
 
+/* Is @name a pool's pin, "pool" and a number (XS_PIN_POOL_FMT)? */
+static bool xs_is_pool_pin(const char *name)
+{
+	char *end;
+
+	if (strncmp(name, "pool", 4) || !isdigit((unsigned char)name[4]))
+		return false;
+	errno = 0;
+	strtoul(name + 4, &end, 10);
+	return !errno && !*end;
+}
+
 /* The pools (inner maps of xs_pools, pinned as poolN) against the new object's inner map. */
 static int xs_pools_compare(const char *ifname, const char *dir, struct bpf_object *obj,
 			    struct xs_old_btf *cache)
@@ -222,10 +237,7 @@ static int xs_pools_compare(const char *ifname, const char *dir, struct bpf_obje
 		return 0;
 	d = opendir(dir);
 	while (d && (de = readdir(d)) && !diffs) {
-		unsigned int id;
-		char tail;
-
-		if (sscanf(de->d_name, XS_PIN_POOL_FMT "%c", &id, &tail) != 1 ||
+		if (!xs_is_pool_pin(de->d_name) ||
 		    xs_pin_path(path, sizeof(path), dir, de->d_name) || xs_check_not_link(path))
 			continue;
 		fd = bpf_obj_get(path);
@@ -245,11 +257,8 @@ static int xs_pools_compare(const char *ifname, const char *dir, struct bpf_obje
 /* Is pin @name a map xdpsteer's object defines (not a program, link or pool)? */
 static bool xs_pin_is_obj_map(const char *name)
 {
-	unsigned int id;
-	char tail;
-
 	return strncmp(name, "prog_", 5) && strncmp(name, "link_", 5) && name[0] != '.' &&
-	       sscanf(name, XS_PIN_POOL_FMT "%c", &id, &tail) != 1;
+	       !xs_is_pool_pin(name);
 }
 
 int xs_layout_check(struct bpf_object *obj, const char *dir, const char *ifname)
