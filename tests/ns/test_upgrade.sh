@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 #
 # Hitless upgrade (`xdpsteer upgrade IFACE`, docs/upgrade.md). Needs root;
-# about 60 s; V=1 for detail.
+# about 2 minutes; V=1 for detail.
 #
 #   tests/ns/test_upgrade.sh [--list | TEST...]   (default: every t_* function, in order)
 #
