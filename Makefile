@@ -75,6 +75,10 @@ HEADERS := $(wildcard include/*.h bpf/*.h user/*/*.h)
 # 65536 backend lines are about 2.4 MB. The limits are #ifndef-guarded in
 # include/xdpsteer.h and user/config.h; the program and the CLI get the same.
 BIG_LIMITS := -DXS_MAX_BACKENDS=65536 -DXS_MAX_BUCKETS=131072 -DXS_CFG_MAX_SIZE=8388608
+# XS_DEFS: extra -D flags for the program and the CLI alike, into another
+# BUILD directory (tests/ns/test_upgrade.sh builds a layout-changed object so).
+CFLAGS += $(XS_DEFS)
+BPF_CFLAGS += $(XS_DEFS)
 ifeq ($(XS_BIG),1)
 CFLAGS += $(BIG_LIMITS)
 BPF_CFLAGS += $(BIG_LIMITS)
@@ -145,7 +149,8 @@ $(BUILD)/libxssim.a: $(SIM_OBJ)
 # has no .git: the VERSION file), the libxdp it was built against (libxdp 1.3
 # has no run-time version call), and the SHA-256 of each BPF object, the very
 # bytes its skeleton embeds. Regenerated on every make, rewritten only when it
-# changes, so only the version command recompiles.
+# changes, so only the version command and the build record (build_rec.c)
+# recompile.
 XS_VERSION := $(or $(shell [ -e .git ] && git describe --always --dirty 2>/dev/null),$(shell cat VERSION 2>/dev/null),unknown)
 
 $(BUILD)/xs_version.h: FORCE $(BPF_OBJS) | $(BUILD)
@@ -157,7 +162,7 @@ $(BUILD)/xs_version.h: FORCE $(BPF_OBJS) | $(BUILD)
 	  done; echo; } > $@.tmp
 	$(Q)cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
-$(BUILD)/user/cmd/cmd_version.o: $(BUILD)/xs_version.h
+$(BUILD)/user/cmd/cmd_version.o $(BUILD)/user/lib/build_rec.o: $(BUILD)/xs_version.h
 
 $(BUILD)/libxsagent.a: $(AGENT_OBJ)
 	$(call msg,AR,$@)

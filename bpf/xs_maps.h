@@ -139,8 +139,14 @@ struct {
  * xs_clock.h). Pinned, so the timer lives as long as the attachment.
  */
 struct xs_clock {
+#ifdef XS_TEST_LAYOUT_REORDER
+	/* tests/ns/test_upgrade.sh: the same size, another layout; must be refused. */
+	__u64 period_ns;
+	struct bpf_timer timer;
+#else
 	struct bpf_timer timer;
 	__u64 period_ns;
+#endif
 };
 
 struct {
@@ -149,6 +155,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct xs_clock);
 } xs_clock SEC(".maps");
+
+/* Which build attached and upgraded the attachment (struct xs_build); only userspace reads it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xs_build);
+} xs_build SEC(".maps");
 
 /* Room for one steering decision per CPU (struct xs_decision is 240 bytes). */
 struct {
@@ -218,7 +232,11 @@ struct {
 /* Egress interfaces for tunnelled and L2 traffic, keyed by ifindex. */
 struct {
 	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);
+#ifdef XS_TEST_LAYOUT_SIZE
+	__uint(max_entries, 128); /* tests/ns/test_upgrade.sh: a size change; must be refused */
+#else
 	__uint(max_entries, 64);
+#endif
 	__type(key, __u32);
 	__type(value, struct bpf_devmap_val);
 } xs_tx_ports SEC(".maps");

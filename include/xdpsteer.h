@@ -355,6 +355,23 @@ struct xs_pin_budget {
 	__u64 last_ns;
 };
 
+/*
+ * The layout of the pinned maps. `xdpsteer upgrade` compares every map's
+ * type, sizes and BTF types before it swaps programs; bump this when a map
+ * keeps its shape but changes its meaning, so that an upgrade across the
+ * change is refused too.
+ */
+#define XS_LAYOUT_VERSION 1
+#define XS_VERSION_LEN 48
+
+/* xs_build value: which build made the running program (attach), and upgrades since. */
+struct xs_build {
+	char version[XS_VERSION_LEN];	/* `xdpsteer version` of the running program's build */
+	char previous[XS_VERSION_LEN];	/* the version the last upgrade replaced; "" if none */
+	__u32 layout;			/* XS_LAYOUT_VERSION of the build that attached */
+	__u32 upgrades;			/* upgrades since attach */
+};
+
 /* xs_self value: facts only known after load, written once by attach. */
 struct xs_self {
 	__u32 cpumap_id;     /* filters xdp:xdp_cpumap_enqueue to our own cpumap */

@@ -12,12 +12,14 @@
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include "attach.h"
+#include "build_rec.h"
 #include "cli.h"
 #include "commands.h"
 #include "json.h"
 #include "log.h"
 #include "names.h"
 #include "pool.h"
+#include "upgrade.h"
 
 static __u32 xs_ms_to_ticks(__u64 ms)
 {
@@ -112,6 +114,11 @@ int xs_cmd_attach(const struct xs_args *a)
 	return xs_attach(a->pos[0], &cfg, &set);
 }
 
+int xs_cmd_upgrade(const struct xs_args *a)
+{
+	return xs_upgrade(a->pos[0]);
+}
+
 int xs_cmd_detach(const struct xs_args *a)
 {
 	return xs_detach(a->pos[0]);
@@ -121,6 +128,22 @@ int xs_cmd_detach(const struct xs_args *a)
 static double xs_ticks_s(__u32 ticks)
 {
 	return (double)((__u64)ticks << XS_TICK_SHIFT) / 1e9;
+}
+
+/* The build record of @h's attachment; "unknown" when an older xdpsteer made it. */
+static void xs_status_build(const struct xs_handle *h, struct xs_build *b)
+{
+	char path[PATH_MAX];
+	int fd = -1;
+
+	if (!xs_pin_path(path, sizeof(path), h->dir, "xs_build") && !xs_check_not_link(path))
+		fd = bpf_obj_get(path);
+	if (fd < 0 || xs_build_read(fd, b)) {
+		memset(b, 0, sizeof(*b));
+		snprintf(b->version, sizeof(b->version), "unknown");
+	}
+	if (fd >= 0)
+		close(fd);
 }
 
 /* One attachment: its text, or its object appended to @arr (--json). */
@@ -135,6 +158,7 @@ static int xs_status_one(const char *ifname, xs_json *arr)
 	char fields[64], hfields[64];
 	const char *mode = "detached";
 	struct xs_self self;
+	struct xs_build build;
 	__u32 zero = 0;
 	int fd, err;
 
@@ -164,6 +188,7 @@ static int xs_status_one(const char *ifname, xs_json *arr)
 	}
 	xs_format_fields(pool.hdr.flow_fields, fields, sizeof(fields));
 	xs_format_fields(pool.hdr.hand_fields, hfields, sizeof(hfields));
+	xs_status_build(&h, &build);
 	if (bpf_map_lookup_elem(h.self_fd, &zero, &self)) {
 		err = -errno;
 		pr_warn("%s: cannot read xs_self: %s\n", h.ifname, strerror(-err));
@@ -177,6 +202,9 @@ static int xs_status_one(const char *ifname, xs_json *arr)
 		xj_int(o, "ifindex", h.ifindex);
 		xj_u64(o, "prog_id", pinfo.id);
 		xj_str(o, "mode", mode);
+		xj_str(o, "version", build.version);
+		xj_u64(o, "upgrades", build.upgrades);
+		xj_str(o, "upgraded_from", build.previous);
 		xj_u64(o, "xlated_insns", pinfo.xlated_prog_len / 8);
 		xj_u64(o, "verified_insns", pinfo.verified_insns);
 		xj_str(o, "algo", xs_name_of(xs_algo_names, pool.hdr.algo));
@@ -206,6 +234,10 @@ static int xs_status_one(const char *ifname, xs_json *arr)
 		printf("  idle timeouts: tcp %.2fs, after FIN/RST %.2fs, udp and other %.2fs\n",
 		       xs_ticks_s(self.timeouts.tcp), xs_ticks_s(self.timeouts.fin),
 		       xs_ticks_s(self.timeouts.udp));
+		printf("  version %s", build.version);
+		if (build.upgrades)
+			printf(", %u upgrades, last from %s", build.upgrades, build.previous);
+		printf("\n");
 	}
 out_pool:
 	xs_pool_free(&pool);

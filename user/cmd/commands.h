@@ -12,6 +12,7 @@ int xs_cmd_edit(const struct xs_args *a, xs_edit_fn edit);
 
 int xs_cmd_attach(const struct xs_args *a);
 int xs_cmd_detach(const struct xs_args *a);
+int xs_cmd_upgrade(const struct xs_args *a);
 int xs_cmd_status(const struct xs_args *a);
 int xs_edit_target_add(struct xs_model *m, const struct xs_handle *h, const struct xs_args *a);
 int xs_edit_target_del(struct xs_model *m, const struct xs_handle *h, const struct xs_args *a);

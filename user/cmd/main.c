@@ -113,6 +113,9 @@ static const struct xs_opt agent_opts[] = {
 const struct xs_cmd xs_commands[] = {
 	CMD("attach", "IFACE", "attach xdpsteer to IFACE and pin its state", 1, 1, attach_opts,
 	    xs_settings_keys, xs_cmd_attach),
+	CMD("upgrade", "IFACE",
+	    "replace the running program by this build's, keeping every map and flow", 1, 1, NULL,
+	    NULL, xs_cmd_upgrade),
 	CMD("detach", "IFACE", "detach from IFACE and remove its pins", 1, 1, NULL, NULL,
 	    xs_cmd_detach),
 	CMD("status", "[IFACE]", "show attachments, algorithm and seed", 0, 1, json_opts, NULL,

@@ -16,13 +16,14 @@
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include "attach.h"
+#include "build_rec.h"
 #include "clock.h"
 #include "log.h"
 #include "map_sizes.h"
 #include "names.h"
 #include "xdpsteer.skel.h"
 
-static int xs_set_pin_paths(struct xdpsteer *skel, const char *dir)
+int xs_set_pin_paths(struct xdpsteer *skel, const char *dir)
 {
 	struct bpf_map *map;
 	char path[PATH_MAX];
@@ -155,6 +156,9 @@ int xs_attach(const char *ifname, const struct xs_attach_cfg *c, const struct xs
 		pr_warn("cannot write xs_self: %s\n", strerror(errno));
 		goto fail;
 	}
+	err = xs_build_write(bpf_map__fd(skel->maps.xs_build), ifname, NULL);
+	if (err)
+		goto fail;
 	link = bpf_program__attach(skel->progs.xdpsteer_cpumap_drops);
 	if (!link) {
 		err = -errno;

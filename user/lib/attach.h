@@ -18,6 +18,9 @@ struct xs_attach_cfg {
 
 /* Attach to @ifname with @cfg, and commit @set as the first model. 0 or -errno (printed). */
 int xs_attach(const char *ifname, const struct xs_attach_cfg *cfg, const struct xs_settings *set);
+struct xdpsteer;
+/* Pin every map of @skel (but rodata and bss) under @dir: created there, or reused. */
+int xs_set_pin_paths(struct xdpsteer *skel, const char *dir);
 /* Detach from @ifname and remove its pins, also when the interface is gone. */
 int xs_detach(const char *ifname);
 
