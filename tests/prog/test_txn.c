@@ -35,6 +35,7 @@ static struct xs_pool pool_x[3], pool_y[3]; /* indexed by service id */
 static atomic_int stop;
 /* Switch k is being made while started == k + 1 > done; done == k once it returned. */
 static atomic_int started, done;
+static atomic_ulong reads; /* packets the reader has sent */
 static bool one_step;
 
 enum { SAW_X = 0, SAW_Y = 1, SAW_OTHER = 2 };
@@ -91,6 +92,7 @@ static void *reader(void *arg)
 		seen = send_one(&p);
 		s1 = atomic_load(&started);
 		r->packets++;
+		atomic_store(&reads, r->packets);
 		r->saw[seen]++;
 		if (seen == SAW_OTHER) {
 			r->other++;
@@ -184,6 +186,21 @@ static int setup(void)
 	return xs_txn_commit(t) || xs_tx_ports_sync(&env.h);
 }
 
+/*
+ * Let the reader send a few packets on the topology just made before the
+ * next switch: a fixed sleep let a loaded machine deschedule the reader
+ * across a whole switch, which then went unseen. At most about a second.
+ */
+static void settle(void)
+{
+	unsigned long from = atomic_load(&reads);
+	int i;
+
+	usleep(2000);
+	for (i = 0; i < 1000 && atomic_load(&reads) < from + 4; i++)
+		usleep(1000);
+}
+
 /* SWITCHES switches under a reader; returns what the reader saw. */
 static int churn(bool in_one_step, struct reader_result *r)
 {
@@ -205,7 +222,7 @@ static int churn(bool in_one_step, struct reader_result *r)
 		if (switch_to(k % 2 ? pool_y : pool_x))
 			break;
 		atomic_store(&done, k);
-		usleep(5000);
+		settle();
 	}
 	usleep(20000);
 	atomic_store(&stop, 1);
