@@ -279,7 +279,7 @@ int xs_cmd_stats(const struct xs_args *a)
 
 	if (fmt) {
 		if (xs_name_parse(xs_stats_formats, fmt, "stats: --format", &f))
-			return -XS_EUSAGE;
+			return -EINVAL;
 		if (xs_flag(a, "json") && f != XS_FMT_JSON) {
 			pr_warn("stats: --json and --format %s ask for two formats; give one\n", fmt);
 			return -XS_EUSAGE;
@@ -293,7 +293,7 @@ int xs_cmd_stats(const struct xs_args *a)
 		}
 		if (watch[0] && xs_parse_duration(watch, "stats: --watch", 100, 3600 * 1000,
 						  &interval_ms))
-			return -XS_EUSAGE;
+			return -EINVAL;
 		return xs_stats_watch(a->pos[0], interval_ms);
 	}
 	if (f == XS_FMT_PROMETHEUS) {
