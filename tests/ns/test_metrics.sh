@@ -256,13 +256,24 @@ t_watch_sigint_and_terminal() {
 	assert_eq "exit status after SIGINT" "$rc" 0
 	[ "$(grep -c ' total: ' "$T.out")" -ge 1 ] || fail "no round before SIGINT: $(cat "$T.out")"
 	echo "ok: $(grep -c ' total: ' "$T.out") rounds, then a clean stop"
+	# --watch's value is optional: a word that is not a number is the interface.
+	rc=0
+	run_in "$NS_STEER" timeout --preserve-status -s INT 1.5 "$XS" stats --watch "$IF_STEER" \
+		>"$T.opt" 2>&1 || rc=$?
+	assert_eq "stats --watch IFACE (no SECONDS), exit status" "$rc" 0
+	grep -q " $IF_STEER total: " "$T.opt" || fail "stats --watch IFACE printed: $(cat "$T.opt")"
 	# On a terminal: redrawn in place (home, clear), a table, no timestamps per line.
+	sender queues "$STEER_IP" 0 "$CLIENT_IP:20000-20015"
+	sender vip "$VIP" 1 "$CLIENT_IP:21000-21015"
 	script -qec "nsenter --net=/run/netns/$NS_STEER timeout -s INT 1.8 $XS stats $IF_STEER \
 		--watch 500ms" /dev/null >"$T.tty" 2>&1 </dev/null || true
 	n=$(grep -o $'\033\\[H\033\\[J' "$T.tty" | wc -l)
 	[ "$n" -ge 2 ] || fail "no redraw on a terminal: $(head -c 300 "$T.tty" | od -c | head)"
 	grep -q 'rates per second over 0.5 s' "$T.tty" || fail "no header on a terminal"
-	echo "ok: $n redraws on a terminal"
+	stop_senders
+	echo "ok: $n redraws on a terminal; the last:"
+	awk 'BEGIN { RS = "\033\\[H\033\\[J" } { last = $0 } END { printf "%s", last }' "$T.tty" |
+		tr -d '\r' | sed 's/^/    /'
 	expect_error "--watch 0" "not a duration" xs stats "$IF_STEER" --watch 0
 }
 
