@@ -7,7 +7,8 @@
 # to `stats --json` once traffic stops, and to the packets the senders sent;
 # `stats --format prometheus`; the agent's own values after a change and a bad
 # file; `stats --watch` piped, on a terminal and stopped by SIGINT; bad
-# --metrics addresses refused with nothing changed. Needs root; about 40 s.
+# --metrics addresses refused with nothing changed; etcd mode's own values.
+# Needs root; about 45 s.
 #
 #   tests/ns/test_metrics.sh [--list | TEST...]   (default: every t_* function, in order)
 set -euo pipefail
@@ -296,11 +297,44 @@ t_bad_metrics_address() {
 	stop_daemon agent TERM
 }
 
+t_etcd_mode() {
+	T=$XS_TMP/etcd
+	command -v etcd >/dev/null || skip "no etcd (make deps)"
+	local etcd=http://127.0.0.1:23790 prefix=/xdpsteer/mx-$RUN_ID
+	start_etcd etcd "$NS_STEER" "$etcd"
+	printf '%s\n' "target cpu 0" "service $SVC" "backend $SVC $BE1" >"$T.fleet"
+	rev=$(run_in "$NS_STEER" "$PYTHON" "$XS_TOP/tests/ns/fleet.py" put --etcd "$etcd" \
+		--key "$prefix/fleet" --file "$T.fleet")
+	daemon eagent "$NS_STEER" "$XS" agent "$IF_STEER" --etcd "$etcd" --prefix "$prefix" \
+		--host mx --run-dir "$XS_TMP/erun" --metrics "$ADDR"
+	for ((i = 0; i < 100; i++)); do
+		scrape >"$T.1" 2>/dev/null &&
+			[ "$(value "$T.1" "xdpsteer_agent_applied_revision{iface=$IF_STEER}")" = "$rev" ] && break
+		sleep 0.1
+	done
+	assert_eq "applied revision (etcd's)" "$(value "$T.1" "xdpsteer_agent_applied_revision{iface=$IF_STEER}")" "$rev"
+	assert_eq "config revision" "$(value "$T.1" 'xdpsteer_agent_config_revision{}')" "$rev"
+	assert_eq "etcd up" "$(value "$T.1" 'xdpsteer_agent_etcd_up{}')" 1
+	promtool_ok "$T.1"
+	stop_daemon etcd TERM
+	for ((i = 0; i < 100; i++)); do
+		scrape >"$T.2"
+		[ "$(value "$T.2" 'xdpsteer_agent_etcd_up{}')" = 0 ] && break
+		sleep 0.1
+	done
+	assert_eq "etcd up, etcd stopped" "$(value "$T.2" 'xdpsteer_agent_etcd_up{}')" 0
+	errs=$(value "$T.2" 'xdpsteer_agent_etcd_errors_total{}')
+	[ "$errs" -ge 1 ] || fail "etcd errors: $errs"
+	echo "ok: $errs etcd errors counted; the data plane keeps revision $(value "$T.2" "xdpsteer_agent_applied_revision{iface=$IF_STEER}")"
+	stop_daemon eagent TERM
+}
+
 ns_needs textfile_format agent_scrape_during_traffic
 ns_needs agent_values agent_scrape_during_traffic
 ns_needs watch_piped agent_scrape_during_traffic
 ns_needs watch_sigint_and_terminal agent_scrape_during_traffic
 ns_needs bad_metrics_address agent_scrape_during_traffic
+ns_needs etcd_mode bad_metrics_address
 
 # ---------------------------------------------------------------------------
 main() {
