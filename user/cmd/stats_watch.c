@@ -26,6 +26,9 @@ static void xs_watch_on_signal(int sig)
 	xs_watch_stop = sig;
 }
 
+/* A target id's stats in the reading before, or NULL: the table is indexed by id. */
+typedef const struct xs_target_stats *xs_prev_ptr;
+
 /* One row's rates: packets and bits per second. */
 struct xs_rate {
 	double pps, bps;
@@ -88,13 +91,13 @@ static void xs_watch_row(const struct xs_watch_out *o, const char *kind, const c
 
 static void xs_watch_print(const struct xs_watch_out *o, const struct xs_dp_snapshot *now,
 			   const struct xs_dp_snapshot *before, double dt,
-			   const struct xs_target_stats **prev_by_id)
+			   xs_prev_ptr *prev_by_id)
 {
 	struct xs_rate r, total = { 0, 0 };
 	__u32 i, j;
 	char label[128];
 
-	memset(prev_by_id, 0, XS_MAX_TARGETS * sizeof(*prev_by_id));
+	memset(prev_by_id, 0, XS_MAX_TARGETS * sizeof(xs_prev_ptr));
 	for (i = 0; i < before->n_targets; i++)
 		prev_by_id[before->targets[i].id] = &before->targets[i].st;
 	for (i = 0; i < before->n_backends; i++)
@@ -168,7 +171,7 @@ static bool xs_watch_sleep(long long deadline_ns)
 int xs_stats_watch(const char *ifname, __u64 interval_ms)
 {
 	struct sigaction sa = { .sa_handler = xs_watch_on_signal }; /* no SA_RESTART */
-	const struct xs_target_stats **prev_by_id = calloc(XS_MAX_TARGETS, sizeof(*prev_by_id));
+	xs_prev_ptr *prev_by_id = calloc(XS_MAX_TARGETS, sizeof(xs_prev_ptr));
 	struct xs_dp_snapshot snap[2];
 	struct xs_watch_out o = { .tty = isatty(STDOUT_FILENO) };
 	long long next;
@@ -187,6 +190,7 @@ int xs_stats_watch(const char *ifname, __u64 interval_ms)
 	for (;;) {
 		const struct xs_dp_snapshot *now = &snap[!cur], *before = &snap[cur];
 		char when[24];
+		struct tm tm;
 		time_t t;
 
 		next += (long long)interval_ms * 1000000LL;
@@ -196,7 +200,7 @@ int xs_stats_watch(const char *ifname, __u64 interval_ms)
 		if (err)
 			break;
 		t = time(NULL);
-		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", localtime(&t));
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", localtime_r(&t, &tm));
 		snprintf(o.stamp, sizeof(o.stamp), "%s %s", when, now->ifname);
 		if (o.tty)
 			printf("\033[H\033[J%s: rates per second over %.1f s, %s (^C stops)\n\n",
