@@ -297,7 +297,7 @@ t_bad_metrics_address() {
 	stop_daemon agent TERM
 }
 
-t_etcd_mode() {
+t_agent_etcd_values() {
 	T=$XS_TMP/etcd
 	command -v etcd >/dev/null || skip "no etcd (make deps)"
 	local etcd=http://127.0.0.1:23790 prefix=/xdpsteer/mx-$RUN_ID
@@ -334,7 +334,7 @@ ns_needs agent_values agent_scrape_during_traffic
 ns_needs watch_piped agent_scrape_during_traffic
 ns_needs watch_sigint_and_terminal agent_scrape_during_traffic
 ns_needs bad_metrics_address agent_scrape_during_traffic
-ns_needs etcd_mode bad_metrics_address
+ns_needs agent_etcd_values bad_metrics_address
 
 # ---------------------------------------------------------------------------
 main() {
