@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 #include "agent.h"
-#include "metrics_http.h"
 #include "commands.h"
 #include "log.h"
+#include "metrics_http.h"
 #include "parse.h"
 
 /* The password of --password-file: its first line. */
