@@ -88,15 +88,16 @@ endif
 # the transactions), user/sim (libxssim.a: the simulator), user/agent
 # (libxsagent.a: the daemon that follows etcd or files and talks to bird2)
 # and user/cmd (the command line, linked into build/xdpsteer with the three).
-# Only the agent needs libcurl and json-c (docs/fleet.md says why), so only
-# the CLI links them; the tests link the other two archives.
+# Only the agent needs libcurl, json-c (docs/fleet.md says why) and
+# libmicrohttpd (its /metrics, docs/install.md), so only the CLI links them;
+# the tests link the other two archives.
 LIB_SRC := $(wildcard user/lib/*.c)
 LIB_OBJ := $(patsubst user/%.c,$(BUILD)/user/%.o,$(LIB_SRC))
 SIM_SRC := $(wildcard user/sim/*.c)
 SIM_OBJ := $(patsubst user/%.c,$(BUILD)/user/%.o,$(SIM_SRC))
 AGENT_SRC := $(wildcard user/agent/*.c)
 AGENT_OBJ := $(patsubst user/%.c,$(BUILD)/user/%.o,$(AGENT_SRC))
-AGENT_PKGS := libcurl json-c
+AGENT_PKGS := libcurl json-c libmicrohttpd
 AGENT_LIBS := $(shell pkg-config --libs $(AGENT_PKGS) 2>/dev/null)
 CFLAGS += $(shell pkg-config --cflags $(AGENT_PKGS) 2>/dev/null)
 CMD_SRC := $(wildcard user/cmd/*.c)

@@ -78,6 +78,8 @@ else
 	vg ok service add "$IF" 10.0.0.10:80/tcp
 	vg ok backend add "$IF" 10.0.0.10:80/tcp 198.18.0.11
 	vg ok service list "$IF" --json
+	vg ok stats "$IF" --format prometheus
+	vg fail stats "$IF" --format xml
 	vg ok status "$IF"
 	vg ok detach "$IF"
 fi

@@ -26,6 +26,7 @@
 #include "config.h"
 #include "handle.h"
 #include "log.h"
+#include "metrics_http.h"
 #include "state.h"
 
 #define XS_AGENT_CHECK_MS 1000	/* how often attachments are looked at */
@@ -229,6 +230,7 @@ static void xs_agent_apply(struct xs_agent *a)
 	err = xs_agent_model(a, &m);
 	xs_capture_end(&cap, a->error, sizeof(a->error));
 	if (err) {
+		a->config_errors++;
 		printf("agent: revision %lld is not applied; the interfaces keep revision %lld\n",
 		       a->revision, xs_agent_applied(a));
 		xs_agent_announce(a);
@@ -251,6 +253,7 @@ static void xs_agent_apply(struct xs_agent *a)
 		}
 		xs_capture_end(&cap, f->error, sizeof(f->error));
 		if (err) {
+			f->apply_errors++;
 			if (!f->error[0])
 				snprintf(f->error, sizeof(f->error), "%s: %s", f->name, strerror(-err));
 			if (!a->error[0])
@@ -262,6 +265,7 @@ static void xs_agent_apply(struct xs_agent *a)
 		/* What a commit that succeeded warned about is in the log, not an error. */
 		f->error[0] = 0;
 		f->applied = a->revision;
+		f->applied_at = time(NULL);
 		ok++;
 	}
 	fflush(stdout);
@@ -354,6 +358,7 @@ static void xs_agent_etcd_down(struct xs_agent *a, long long now, const char *wh
 		printf("agent: etcd: %s; retrying (the data plane keeps revision %lld)\n", why,
 		       xs_agent_applied(a));
 	a->etcd_up = false;
+	a->etcd_errors++;
 	snprintf(a->etcd_error, sizeof(a->etcd_error), "%s", why);
 	xs_etcd_watch_stop(a->etcd);
 	a->connected = false;
@@ -625,6 +630,12 @@ static int xs_agent_setup(struct xs_agent *a, const struct xs_agent_opts *o)
 	err = xs_check_env();
 	if (err)
 		return err;
+	/* First: a port in use stops the agent before it changes anything. */
+	if (o->metrics) {
+		err = xs_metrics_http_start(a, o->metrics, &a->metrics);
+		if (err)
+			return err;
+	}
 	a->nr_cpus = libbpf_num_possible_cpus();
 	if (a->nr_cpus <= 0)
 		return -EINVAL;
@@ -686,6 +697,7 @@ static void xs_agent_teardown(struct xs_agent *a)
 	if (a->files.fd >= 0)
 		xs_files_close(&a->files);
 	xs_ctl_close(a);
+	xs_metrics_http_stop(a->metrics);
 	free(a->vips);
 }
 
@@ -706,7 +718,7 @@ static int xs_agent_timeout(const struct xs_agent *a, long long now, long long n
 int xs_agent_run(const struct xs_agent_opts *o)
 {
 	struct xs_agent a = { 0 };
-	struct pollfd pfd[3];
+	struct pollfd pfd[4];
 	long long now, next_check;
 	bool force = false;
 	sigset_t mask;
@@ -747,6 +759,9 @@ int xs_agent_run(const struct xs_agent_opts *o)
 		pfd[1] = (struct pollfd){ .fd = a.ctl_fd, .events = POLLIN };
 		pfd[2] = (struct pollfd){ .fd = a.files.fd, .events = POLLIN };
 		n = a.etcd ? 2 : 3;
+		if (a.metrics)
+			pfd[n++] = (struct pollfd){ .fd = xs_metrics_http_fd(a.metrics),
+						    .events = POLLIN };
 		fflush(stdout);
 		if (a.etcd)
 			err = xs_etcd_wait(a.etcd, pfd, (unsigned int)n,
@@ -781,7 +796,9 @@ int xs_agent_run(const struct xs_agent_opts *o)
 		}
 		if (pfd[1].revents)
 			xs_ctl_serve(&a);
-		if (n > 2 && pfd[2].revents && xs_files_changed(&a.files))
+		if (a.metrics)
+			xs_metrics_http_run(a.metrics);
+		if (!a.etcd && pfd[2].revents && xs_files_changed(&a.files))
 			a.pending_at = xs_agent_now_ms() + XS_WATCH_DEBOUNCE_MS;
 	}
 out:

@@ -32,6 +32,7 @@ struct xs_agent_opts {
 	const char *run_dir;	/* the control socket, the drain mark, bird's route files */
 	const char *bird;	/* bird2's control socket; NULL: announce nothing */
 	const char *vip_dev;
+	const char *metrics;	/* ADDR:PORT to serve /metrics on (metrics_http.h); NULL: none */
 };
 
 /* Run until SIGTERM or SIGINT. 0, or -errno if it could not start (printed). */

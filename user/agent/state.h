@@ -13,6 +13,8 @@
 #include "etcd.h"
 #include "watch.h"
 
+struct xs_metrics_http;
+
 #define XS_AGENT_ERR_LEN 512
 
 struct xs_agent_iface {
@@ -20,6 +22,8 @@ struct xs_agent_iface {
 	__u32 prog_id;		/* the attachment the last commit went to; 0: none seen */
 	long long applied;	/* the revision it runs (applied to this attachment); 0: none */
 	char error[XS_AGENT_ERR_LEN]; /* why the newest revision is not applied, or "" */
+	time_t applied_at;	/* when a commit to it last succeeded; 0: never */
+	unsigned long long apply_errors; /* commits to it that failed */
 };
 
 /* The two keys the configuration is read from, in this order. */
@@ -40,6 +44,7 @@ struct xs_agent {
 	long long revision;
 	char error[XS_AGENT_ERR_LEN];
 	bool have_config;	/* a revision was read: there is something to apply */
+	unsigned long long config_errors; /* revisions that did not parse or validate */
 	/* The VIPs of the configuration every interface applied, as announced. */
 	struct xs_route *vips;
 	int n_vips;
@@ -63,6 +68,7 @@ struct xs_agent {
 	unsigned int jitter;		/* xorshift state for the retries' jitter */
 	bool status_dirty;
 	char etcd_error[XS_AGENT_ERR_LEN];
+	unsigned long long etcd_errors;	/* etcd requests or watches that failed */
 
 	/* file mode */
 	struct xs_files files;
@@ -76,6 +82,8 @@ struct xs_agent {
 	int ctl_fd;
 	char ctl_path[PATH_MAX];
 	char drain_path[PATH_MAX];
+
+	struct xs_metrics_http *metrics; /* --metrics: the /metrics server, or NULL */
 };
 
 /* CLOCK_MONOTONIC in ms. */

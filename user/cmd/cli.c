@@ -155,6 +155,15 @@ static int xs_parse_args(const struct xs_cmd *cmd, int argc, char **argv, const 
 			a->val[j] = "";
 		} else if (eq) {
 			value = eq + 1;
+		} else if (xs_cmd_opt(cmd, j)->arg[0] == '[') {
+			/*
+			 * An optional value ("[SECONDS]"): the next word is the value
+			 * only if it is a number, so `stats --watch eth0` still works.
+			 */
+			if (i + 1 < argc && isdigit((unsigned char)argv[i + 1][0]))
+				value = argv[++i];
+			else
+				a->val[j] = "";
 		} else if (i + 1 < argc) {
 			value = argv[++i];
 		} else {

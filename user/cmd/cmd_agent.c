@@ -11,6 +11,7 @@
 #include "agent.h"
 #include "commands.h"
 #include "log.h"
+#include "metrics_http.h"
 #include "parse.h"
 
 /* The password of --password-file: its first line. */
@@ -43,6 +44,7 @@ int xs_cmd_agent(const struct xs_args *a)
 		.run_dir = xs_arg(a, "run-dir") ?: XS_AGENT_RUN_DIR,
 		.bird = xs_arg(a, "bird"),
 		.vip_dev = xs_arg(a, "vip-dev") ?: XS_AGENT_VIP_DEV,
+		.metrics = xs_arg(a, "metrics"),
 		.lease_ttl = XS_AGENT_LEASE_TTL,
 		.etcd = {
 			.endpoints = xs_arg(a, "etcd"),
@@ -52,6 +54,8 @@ int xs_cmd_agent(const struct xs_args *a)
 			.user = xs_arg(a, "user"),
 		},
 	};
+	struct sockaddr_storage metrics_addr;
+	socklen_t metrics_len;
 	char hostname[256];
 	char *password = NULL;
 	const char *s;
@@ -64,6 +68,9 @@ int xs_cmd_agent(const struct xs_args *a)
 	for (i = 0; i < a->npos; i++)
 		if (o.n_ifaces < XS_AGENT_MAX_IFACES)
 			o.ifaces[o.n_ifaces++] = a->pos[i];
+	/* A bad --metrics address is refused before anything starts. */
+	if (o.metrics && xs_metrics_addr_parse(o.metrics, &metrics_addr, &metrics_len))
+		return -EINVAL;
 	/* Without a source, the one word is a request to the running agent. */
 	if (!o.n_files && !o.etcd.endpoints && o.n_ifaces == 1)
 		return xs_agent_control(o.run_dir, o.ifaces[0]);

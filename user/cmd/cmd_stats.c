@@ -13,6 +13,7 @@
 #include "service.h"
 #include "handle.h"
 #include "pool.h"
+#include "metrics.h"
 #include "stats.h"
 #include "target.h"
 
@@ -154,9 +155,10 @@ static int xs_print_services(const struct xs_handle *h, const struct xs_target *
 	return err;
 }
 
-int xs_cmd_stats(const struct xs_args *a)
+/* The text and --json tables. */
+static int xs_stats_print(const struct xs_args *a, bool json)
 {
-	bool json = xs_flag(a, "json"), per_cpu = xs_flag(a, "per-cpu");
+	bool per_cpu = xs_flag(a, "per-cpu");
 	xs_json *doc = NULL, *tgts = NULL, *svcs = NULL, *ctrs = NULL;
 	struct xs_target_stats sum, *pc = NULL;
 	struct xs_target *all = NULL;
@@ -245,4 +247,61 @@ out:
 	free(pinned);
 	xs_close(&h);
 	return err;
+}
+
+enum xs_stats_format { XS_FMT_TEXT, XS_FMT_JSON, XS_FMT_PROMETHEUS };
+static const struct xs_name xs_stats_formats[] = {
+	{ XS_FMT_TEXT, "text" },
+	{ XS_FMT_JSON, "json" },
+	{ XS_FMT_PROMETHEUS, "prometheus" },
+	{ 0, NULL },
+};
+
+/* --format prometheus: the families of docs/metrics.md, for node_exporter's textfile collector. */
+static int xs_stats_prom(const char *ifname)
+{
+	struct xs_dp_snapshot s;
+	const struct xs_dp_snapshot *one = &s;
+	int err = xs_dp_snapshot_read(ifname, &s);
+
+	if (err)
+		return err;
+	xs_dp_write_prom(stdout, &one, 1);
+	xs_dp_snapshot_free(&s);
+	return fflush(stdout) ? -errno : 0;
+}
+
+int xs_cmd_stats(const struct xs_args *a)
+{
+	const char *fmt = xs_arg(a, "format"), *watch = xs_arg(a, "watch");
+	unsigned int f = xs_flag(a, "json") ? XS_FMT_JSON : XS_FMT_TEXT;
+	__u64 interval_ms = 1000;
+
+	if (fmt) {
+		if (xs_name_parse(xs_stats_formats, fmt, "stats: --format", &f))
+			return -EINVAL;
+		if (xs_flag(a, "json") && f != XS_FMT_JSON) {
+			pr_warn("stats: --json and --format %s ask for two formats; give one\n", fmt);
+			return -XS_EUSAGE;
+		}
+	}
+	if (watch) {
+		if (f != XS_FMT_TEXT || xs_flag(a, "per-cpu")) {
+			pr_warn("stats: --watch prints rates as text; it takes no --json, --format or "
+				"--per-cpu\n");
+			return -XS_EUSAGE;
+		}
+		if (watch[0] && xs_parse_duration(watch, "stats: --watch", 100, 3600 * 1000,
+						  &interval_ms))
+			return -EINVAL;
+		return xs_stats_watch(a->pos[0], interval_ms);
+	}
+	if (f == XS_FMT_PROMETHEUS) {
+		if (xs_flag(a, "per-cpu")) {
+			pr_warn("stats: --format prometheus sums over CPUs; it takes no --per-cpu\n");
+			return -XS_EUSAGE;
+		}
+		return xs_stats_prom(a->pos[0]);
+	}
+	return xs_stats_print(a, f == XS_FMT_JSON);
 }

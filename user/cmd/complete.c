@@ -203,7 +203,8 @@ static void xs_valued(FILE *f, bool files)
 			const struct xs_opt *o = xs_cmd_opt(c, i);
 			bool seen = false;
 
-			if (!o->arg || (files && strncmp(o->arg, "FILE", 4)))
+			/* An optional value ("[SECONDS]") may be left out: the next word is free. */
+			if (!o->arg || o->arg[0] == '[' || (files && strncmp(o->arg, "FILE", 4)))
 				continue;
 			for (d = xs_commands; d <= c && !seen; d++)
 				for (j = 0; j < xs_cmd_nopts(d) && !seen; j++)

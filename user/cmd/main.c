@@ -31,6 +31,10 @@ static const struct xs_opt json_opts[] = {
 static const struct xs_opt stats_opts[] = {
 	JSON_OPTS,
 	{ "per-cpu", NULL, "break each target down by CPU" },
+	{ "format", "text|json|prometheus",
+	  "text (default), json (= --json) or Prometheus text exposition (docs/metrics.md)" },
+	{ "watch", "[SECONDS]",
+	  "rates per second, every SECONDS (default 1s) until ^C; redrawn on a terminal" },
 	{ 0 },
 };
 
@@ -95,6 +99,7 @@ static const struct xs_opt agent_opts[] = {
 	{ "run-dir", "DIR", "control socket, drain mark, bird route files (default /run/xdpsteer)" },
 	{ "bird", "SOCKET", "announce the VIPs through bird2's control socket" },
 	{ "vip-dev", "NAME", "the device the VIP routes point to (default xsvip0)" },
+	{ "metrics", "ADDR:PORT", "serve Prometheus metrics on http://ADDR:PORT/metrics" },
 	{ 0 },
 };
 
