@@ -269,7 +269,7 @@ int xs_cli_main(int argc, char **argv)
 	xs_prescan(argc, argv, &s);
 	if (s.verbose)
 		xs_log_set_level(s.verbose > 1 ? XS_LOG_DEBUG : XS_LOG_INFO);
-	if (!s.nwords) {
+	if (s.nwords <= 0) {
 		if (s.help) {
 			xs_help_all(stdout);
 			return XS_EXIT_OK;
