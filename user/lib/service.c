@@ -244,3 +244,29 @@ bool xs_service_same(const struct xs_service *a, const struct xs_service *b)
 	       !memcmp(a->src6, b->src6, sizeof(a->src6)) && a->src6_bits == b->src6_bits &&
 	       a->quic == b->quic;
 }
+
+/* Adjust xs_self.n_services by @delta: 0 lets packets skip the service lookup. */
+int xs_self_services(const struct xs_handle *h, int delta)
+{
+	struct xs_self self;
+	__u32 zero = 0;
+
+	if (bpf_map_lookup_elem(h->self_fd, &zero, &self))
+		return -errno;
+	self.n_services = (__u32)((int)self.n_services + delta);
+	return bpf_map_update_elem(h->self_fd, &zero, &self, BPF_ANY) ? -errno : 0;
+}
+
+/* xs_vips counts services per address: echo replies and "is a VIP" checks. */
+int xs_vip_ref(const struct xs_handle *h, const struct xs_service_key *key, int delta)
+{
+	struct xs_service_key vk = { 0 };
+	struct xs_vip v = { 0 };
+
+	memcpy(vk.vip, key->vip, sizeof(vk.vip));
+	bpf_map_lookup_elem(h->vips_fd, &vk, &v);
+	v.services = (__u32)((int)v.services + delta);
+	if (!v.services)
+		return bpf_map_delete_elem(h->vips_fd, &vk) && errno != ENOENT ? -errno : 0;
+	return bpf_map_update_elem(h->vips_fd, &vk, &v, BPF_ANY) ? -errno : 0;
+}

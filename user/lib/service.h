@@ -39,4 +39,9 @@ __u32 xs_backend_uid(void);
 /* Same delivery (encap, tunnel sources)? The id is not compared. */
 bool xs_service_same(const struct xs_service *a, const struct xs_service *b);
 
+/* Adjust xs_self.n_services by @delta: 0 lets packets skip the service lookup. */
+int xs_self_services(const struct xs_handle *h, int delta);
+/* Count one more (+1) or one fewer (-1) service on @key's VIP in xs_vips. */
+int xs_vip_ref(const struct xs_handle *h, const struct xs_service_key *key, int delta);
+
 #endif /* XS_SERVICE_H */

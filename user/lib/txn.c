@@ -38,32 +38,6 @@ struct xs_txn {
 	__u32 n_svc, cap_svc;
 };
 
-/* Adjust xs_self.n_services by @delta: 0 lets packets skip the service lookup. */
-static int xs_self_services(const struct xs_handle *h, int delta)
-{
-	struct xs_self self;
-	__u32 zero = 0;
-
-	if (bpf_map_lookup_elem(h->self_fd, &zero, &self))
-		return -errno;
-	self.n_services = (__u32)((int)self.n_services + delta);
-	return bpf_map_update_elem(h->self_fd, &zero, &self, BPF_ANY) ? -errno : 0;
-}
-
-/* xs_vips counts services per address: echo replies and "is a VIP" checks. */
-static int xs_vip_ref(const struct xs_handle *h, const struct xs_service_key *key, int delta)
-{
-	struct xs_service_key vk = { 0 };
-	struct xs_vip v = { 0 };
-
-	memcpy(vk.vip, key->vip, sizeof(vk.vip));
-	bpf_map_lookup_elem(h->vips_fd, &vk, &v);
-	v.services = (__u32)((int)v.services + delta);
-	if (!v.services)
-		return bpf_map_delete_elem(h->vips_fd, &vk) && errno != ENOENT ? -errno : 0;
-	return bpf_map_update_elem(h->vips_fd, &vk, &v, BPF_ANY) ? -errno : 0;
-}
-
 struct xs_txn *xs_txn_begin(const struct xs_handle *h)
 {
 	struct xs_txn *t = calloc(1, sizeof(*t));
