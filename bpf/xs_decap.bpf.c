@@ -25,17 +25,18 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, XS_D_MAX);
+	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct xs_decap_counter_block);
 } xs_decap_counters SEC(".maps");
 
 static __always_inline int xs_pass(__u32 counter)
 {
-	__u64 *c = bpf_map_lookup_elem(&xs_decap_counters, &counter);
+	__u32 zero = 0;
+	__u64 *c = bpf_map_lookup_elem(&xs_decap_counters, &zero);
 
-	if (c)
-		*c += 1;
+	if (c && counter < XS_D_MAX)
+		c[counter] += 1;
 	return XDP_PASS;
 }
 
@@ -78,8 +79,8 @@ int xdpsteer_decap(struct xdp_md *ctx)
 		if (ip->frag_off & bpf_htons(0x3fff))
 			return xs_pass(XS_D_FRAGMENT);
 		outer = ip->ihl * 4;
-		dst.addr[2] = bpf_htonl(0xffff);
-		dst.addr[3] = ip->daddr;
+		XS_W32(dst.addr, 2) = bpf_htonl(0xffff);
+		XS_W32(dst.addr, 3) = ip->daddr;
 		next = ip->protocol;
 		counter = XS_D_IPIP;
 	} else if (proto == bpf_htons(ETH_P_IPV6)) {

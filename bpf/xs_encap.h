@@ -53,18 +53,18 @@ static __always_inline __be32 xs_outer_src4(const struct xs_service *svc, __u32 
 {
 	__u32 mask = svc->src4_bits >= 32 ? ~0U : (1U << svc->src4_bits) - 1;
 
-	return svc->src4 | bpf_htonl(flow_hash & mask);
+	return XS_W32C(svc->src4, 0) | bpf_htonl(flow_hash & mask);
 }
 
 static __always_inline void xs_outer_src6(const struct xs_service *svc, __u32 flow_hash,
-					  __be32 *src)
+					  __u8 *src)
 {
 	__u32 mask = svc->src6_bits >= 32 ? ~0U : (1U << svc->src6_bits) - 1;
 
-	src[0] = svc->src6[0];
-	src[1] = svc->src6[1];
-	src[2] = svc->src6[2];
-	src[3] = svc->src6[3] | bpf_htonl(flow_hash & mask);
+	XS_W32(src, 0) = XS_W32C(svc->src6, 0);
+	XS_W32(src, 1) = XS_W32C(svc->src6, 1);
+	XS_W32(src, 2) = XS_W32C(svc->src6, 2);
+	XS_W32(src, 3) = XS_W32C(svc->src6, 3) | bpf_htonl(flow_hash & mask);
 }
 
 /*
@@ -95,9 +95,9 @@ static __always_inline void xs_recipe_outer(struct xs_recipe *r, const struct xs
 	r->encap = svc->encap;
 	r->family = be->family;
 	r->label = (flow_hash >> 12) & 0xfffff;
-	if (be->family == 4) {
-		r->saddr[0] = xs_outer_src4(svc, flow_hash);
-		r->daddr[0] = be->addr[3];
+	if (be->family == XS_FAMILY_IPV4) {
+		XS_W32(r->saddr, 0) = xs_outer_src4(svc, flow_hash);
+		XS_W32(r->daddr, 0) = XS_W32C(be->addr, 3);
 	} else {
 		xs_outer_src6(svc, flow_hash, r->saddr);
 		__builtin_memcpy(r->daddr, be->addr, 16);
@@ -113,7 +113,7 @@ static __always_inline void xs_recipe_outer(struct xs_recipe *r, const struct xs
 static __always_inline int xs_encap(struct xdp_md *ctx, const struct xs_parsed *p,
 				    const struct xs_recipe *r)
 {
-	__u32 outer = r->family == 4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
+	__u32 outer = r->family == XS_FAMILY_IPV4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
 	int delta = (int)outer - ((int)p->l3_off - (int)sizeof(struct ethhdr));
 	void *data, *data_end;
 	struct ethhdr *eth;
@@ -135,11 +135,12 @@ static __always_inline int xs_encap(struct xdp_md *ctx, const struct xs_parsed *
 		return XDP_DROP;
 	}
 	xs_set_macs(eth, r->dmac);
-	if (r->family == 4) {
+	if (r->family == XS_FAMILY_IPV4) {
 		struct iphdr *ip = (void *)(eth + 1);
 
 		eth->h_proto = bpf_htons(ETH_P_IP);
-		xs_ip4_outer(ip, p->tos, p->ip_len + sizeof(*ip), r->saddr[0], r->daddr[0]);
+		xs_ip4_outer(ip, p->tos, p->ip_len + sizeof(*ip), XS_W32C(r->saddr, 0),
+			     XS_W32C(r->daddr, 0));
 	} else {
 		struct ipv6hdr *ip6 = (void *)(eth + 1);
 		__u32 label = r->label;

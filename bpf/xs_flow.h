@@ -119,12 +119,12 @@ static __always_inline void xs_pin_close(struct xs_flow_pin *lru, struct xs_flow
 {
 	struct xs_target_stats *s;
 
-	if (pin->flags & XS_PIN_F_CLOSED)
+	if (pin->closed)
 		return;
 	if (lru)
-		lru->flags |= XS_PIN_F_CLOSED;
+		lru->closed = 1;
 	if (cache)
-		cache->flags |= XS_PIN_F_CLOSED;
+		cache->closed = 1;
 	s = bpf_map_lookup_elem(&xs_target_stats, &pin->target);
 	if (s)
 		s->closed++;
@@ -147,22 +147,27 @@ xs_flow_target(__u32 pool_base, __u32 pool_id, const struct xs_flow_key *key, __
 	const struct xs_target *t;
 	struct xs_flow_key flow;
 	struct xs_decision *d;
-	union xs_pool_entry *e;
+	const struct xs_pool_hdr *hdr;
 	__u32 zero = 0;
 	void *pool;
 	int pinning;
 	__u32 now;
 
 	*why = XS_C_NO_TARGETS;
+	/*
+	 * Header and buckets of one slot are of one generation (xs_pool_hdrs).
+	 * Buckets first: the other order costs clang 14's build 17% more
+	 * verifier work (362,544 instructions against 310,034).
+	 */
 	pool = bpf_map_lookup_elem(&xs_pools, &slot);
 	if (!pool)
 		return NULL;
-	e = bpf_map_lookup_elem(pool, &zero);
-	if (!e || e->hdr.n_buckets == 0)
+	hdr = bpf_map_lookup_elem(&xs_pool_hdrs, &slot);
+	if (!hdr || hdr->n_buckets == 0)
 		return NULL;
 
 	/* A flow is what its pool's flow fields say it is, in that pool. */
-	xs_flow_pin_key(&flow, key, e->hdr.flow_fields, pool_id);
+	xs_flow_pin_key(&flow, key, hdr->flow_fields, pool_id);
 	now = xs_tick();
 	if (cfg_flow_table) {
 		old_pin = bpf_map_lookup_elem(&xs_flows, &flow);
@@ -171,7 +176,7 @@ xs_flow_target(__u32 pool_base, __u32 pool_id, const struct xs_flow_key *key, __
 
 			/* Idle too long, or a new connection on the tuple of a closed one. */
 			expired = xs_pin_expired(old_pin, flow.proto, now, &to) ||
-				  ((old_pin->flags & XS_PIN_F_CLOSED) &&
+				  (old_pin->closed &&
 				   (tcp_flags & (XS_TCP_SYN | XS_TCP_ACK)) == XS_TCP_SYN);
 			t = xs_live_target(old_pin->target, old_pin->uid);
 			if (t && !expired) {
@@ -200,7 +205,7 @@ xs_flow_target(__u32 pool_base, __u32 pool_id, const struct xs_flow_key *key, __
 	if (!d)
 		return NULL;
 	d->no_load = !pinning;
-	if (xs_select(&e->hdr, &flow, pool, d))
+	if (xs_select(hdr, &flow, pool, d))
 		return NULL;
 	t = xs_live_target(d->target, 0);
 	if (!t) {
@@ -210,7 +215,8 @@ xs_flow_target(__u32 pool_base, __u32 pool_id, const struct xs_flow_key *key, __
 	pin->target = d->target;
 	pin->uid = t->uid;
 	pin->hash = (__u32)d->flow_hash;
-	pin->flags = 0;
+	pin->closed = 0;
+	pin->pad[0] = pin->pad[1] = pin->pad[2] = 0;
 	pin->seen = now;
 	if (!pinning)
 		return t;

@@ -14,22 +14,34 @@ struct xs_pool_map {
 	__uint(map_flags, BPF_F_INNER_MAP);
 	__uint(max_entries, 2);
 	__type(key, __u32);
-	__type(value, union xs_pool_entry);
+	__type(value, struct xs_bucket);
 };
 
 /*
  * clang emits the value type of an inner map as a forward declaration only,
  * and libbpf then cannot size it; a typed global forces the full type.
  */
-const volatile union xs_pool_entry xs_pool_entry_btf = {};
+const volatile struct xs_bucket xs_bucket_btf = {};
 
-/* xs_self.pool_base + pool id -> pool: two generations, see XS_POOL_SLOTS. */
+/* xs_self.pool_base + pool id -> the pool's buckets: two generations, see XS_POOL_SLOTS. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
 	__uint(max_entries, XS_POOL_SLOTS);
 	__type(key, __u32);
 	__array(values, struct xs_pool_map);
 } xs_pools SEC(".maps");
+
+/*
+ * xs_self.pool_base + pool id -> the pool's header, beside its buckets in
+ * xs_pools: the same slot, the same generation. A plain array, so the
+ * lookup is inlined.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2 * XS_MAX_POOLS);
+	__type(key, __u32);
+	__type(value, struct xs_pool_hdr);
+} xs_pool_hdrs SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

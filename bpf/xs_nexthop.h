@@ -23,9 +23,9 @@ static __always_inline void xs_fib_query(struct xdp_md *ctx, const struct xs_tar
 	__builtin_memset(fib, 0, sizeof(*fib));
 	fib->ifindex = ctx->ingress_ifindex;
 	fib->tot_len = tot_len;
-	if (be->family == 4) {
+	if (be->family == XS_FAMILY_IPV4) {
 		fib->family = XS_AF_INET;
-		fib->ipv4_dst = be->addr[3];
+		fib->ipv4_dst = XS_W32C(be->addr, 3);
 	} else {
 		fib->family = XS_AF_INET6;
 		__builtin_memcpy(fib->ipv6_dst, be->addr, 16);

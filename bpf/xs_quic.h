@@ -73,7 +73,7 @@ static __always_inline const struct xs_target *xs_quic_backend(struct xdp_md *ct
 	if (!*id || *id >= XS_MAX_TARGETS)
 		return NULL;
 	t = bpf_map_lookup_elem(&xs_targets, id);
-	if (!t || t->kind != XS_TARGET_BACKEND || !(t->flags & XS_TARGET_F_ACTIVE) ||
+	if (!t || t->kind != XS_TARGET_BACKEND || !t->active ||
 	    t->service != svc_id)
 		return NULL;
 	return t;

@@ -89,10 +89,9 @@ static __always_inline int xs_pick_global(const struct xs_hand *hand, const __u6
 #define XS_ENV void *
 static __always_inline __u32 xs_env_bucket(void *pool, __u32 bucket)
 {
-	__u32 idx = bucket + 1;
-	union xs_pool_entry *e = bpf_map_lookup_elem(pool, &idx);
+	const struct xs_bucket *e = bpf_map_lookup_elem(pool, &bucket);
 
-	return e ? e->bucket.target : XS_NO_TARGET;
+	return e ? e->target : XS_NO_TARGET;
 }
 
 /*

@@ -17,7 +17,7 @@ static __always_inline const struct xs_target *xs_live_target(__u32 id, __u32 ui
 {
 	const struct xs_target *t = bpf_map_lookup_elem(&xs_targets, &id);
 
-	if (!t || !(t->flags & XS_TARGET_F_ACTIVE))
+	if (!t || !t->active)
 		return NULL;
 	if (uid && t->uid != uid)
 		return NULL;

@@ -45,7 +45,7 @@
 #define XS_POOL_SLOTS (2 * XS_MAX_POOLS + 1)
 #define XS_POOL_SYNC_SLOT (2 * XS_MAX_POOLS)
 
-enum xs_algo {
+enum XS_ENUM8 xs_algo {
 	XS_ALGO_JUMP = 0,
 	XS_ALGO_SHUFFLE = 1,
 };
@@ -57,26 +57,32 @@ enum xs_target_kind {
 	XS_TARGET_BACKEND = 3,
 };
 
-#define XS_TARGET_F_ACTIVE (1U << 0)
-/* Draining: out of the pool (no new flows), still ACTIVE (pinned flows stay). */
-#define XS_TARGET_F_DRAIN (1U << 1)
+/* An address's family, by its IP version number. */
+enum XS_ENUM8 xs_family {
+	XS_FAMILY_NONE = 0,
+	XS_FAMILY_IPV4 = 4,
+	XS_FAMILY_IPV6 = 6,
+};
 
 /* xs_targets value: what a target id delivers to. */
 struct xs_target {
-	__u32 kind;      /* enum xs_target_kind */
+	enum xs_target_kind kind;
 	__u32 cpu;       /* XS_TARGET_CPU */
 	__u32 ifindex;   /* XS_TARGET_DEV: egress ifindex (informational; devmap holds it) */
 	__u32 qsize;     /* XS_TARGET_CPU: cpumap queue size */
 	__u32 uid;       /* changes each time the id is reused: invalidates pinned flows */
-	__u32 flags;     /* XS_TARGET_F_* */
+	_Bool active;    /* the id is a target: pinned flows to it stay */
+	_Bool drain;     /* out of the pool (no new flows), still active (pinned flows stay) */
+	__u8 pad[2];
 	__u32 bucket;    /* first bucket it holds, or held before removal */
 	__u32 service;   /* XS_TARGET_BACKEND: service id */
-	__be32 addr[4];  /* XS_TARGET_BACKEND: address, IPv4 stored IPv4-mapped */
+	__u8 addr[16] XS_ADDR;   /* XS_TARGET_BACKEND: address */
 	__u16 weight;    /* XS_TARGET_BACKEND: buckets it holds */
-	__u8 family;     /* XS_TARGET_BACKEND: 4 or 6 */
-	__u8 pad;
-	__u32 pad2;
+	enum xs_family family;   /* XS_TARGET_BACKEND */
+	__u8 pad2;
+	__u32 pad3;
 };
+_Static_assert(sizeof(struct xs_target) == 56, "xs_target keeps its layout");
 
 /*
  * Services: a VIP, a port and a protocol. xs_services maps the key to the
@@ -84,26 +90,27 @@ struct xs_target {
  * matches. The value is one hash element, replaced whole on update.
  */
 struct xs_service_key {
-	__be32 vip[4];   /* IPv4 stored IPv4-mapped */
+	__u8 vip[16] XS_ADDR;
 	__be16 port;
-	__u8 proto;
+	enum xs_ip_proto proto;
 	__u8 pad;
 };
 
-enum xs_encap {
+enum XS_ENUM8 xs_encap {
 	XS_ENCAP_IPIP = 0,   /* outer IPv4 (IPIP) or IPv6 (IP6IP6, IPv4-in-IPv6) by backend family */
 	XS_ENCAP_L2 = 1,     /* rewrite the destination MAC: L2 direct server return */
 };
 
 struct xs_service {
 	__u32 id;            /* 1..XS_MAX_SERVICES: pool id and stats index */
-	__u8 encap;          /* enum xs_encap */
+	enum xs_encap encap;
 	__u8 src4_bits;      /* ipip: low bits of src4 taken from the flow hash */
 	__u8 src6_bits;      /* ipip: low bits of src6 taken from the flow hash (<= 32) */
-	__u8 quic;           /* udp: short-header QUIC goes where its connection id says (xs_quic.h) */
-	__be32 src4;         /* ipip: outer IPv4 source prefix */
-	__be32 src6[4];      /* ipip: outer IPv6 source prefix */
+	_Bool quic;          /* udp: short-header QUIC goes where its connection id says (xs_quic.h) */
+	__u8 src4[4] XS_ADDR;    /* ipip: outer IPv4 source prefix */
+	__u8 src6[16] XS_ADDR;   /* ipip: outer IPv6 source prefix */
 };
+_Static_assert(sizeof(struct xs_service) == 28, "xs_service keeps its layout");
 
 /* xs_service_stats (per-CPU) value, indexed by service id. */
 struct xs_service_stats {
@@ -129,38 +136,27 @@ enum xs_too_big {
 #define XS_TOO_BIG_QUOTE 128        /* bytes of the packet quoted: its headers, and then some */
 
 /*
- * A pool is one inner array map of union xs_pool_entry: entry 0 is the
- * header, entries 1..n_buckets are the buckets. The whole pool is published
- * by swapping the inner map in the outer xs_pools map: one pointer store,
- * and the kernel waits for running programs before the update returns, so no
- * packet sees a half-written pool and none uses the old one afterwards.
+ * A pool is a header, in xs_pool_hdrs, and its buckets, one inner array map
+ * of struct xs_bucket (bucket b at key b) in xs_pools; both at the same
+ * slot, pool_base + pool id. A change writes the generation that packets do
+ * not read, then flips xs_self.pool_base: header and buckets change together.
  */
-/* xs_pool_hdr.flags: flow_fields are the service's own (its hash-fields), not the interface's. */
-#define XS_POOL_F_OWN_FIELDS (1U << 0)
-
 struct xs_pool_hdr {
 	__u64 seed[2];       /* SipHash-1-3 key */
 	__u32 n_buckets;     /* 0: no targets, packets pass (XS_C_NO_TARGETS) */
 	__u32 digest;        /* of the pool's content: equal on hosts that hold the same pool */
-	__u8 algo;           /* enum xs_algo */
+	enum xs_algo algo;
 	__u8 hand_size;      /* shuffle: cards per hand */
 	__u8 flow_fields;    /* enum xs_field mask for the flow hash */
 	__u8 hand_fields;    /* enum xs_field mask for the hand hash */
-	__u32 flags;
+	_Bool own_fields;    /* flow_fields are the service's own (hash-fields), not the interface's */
+	__u8 pad[3];
 };
+_Static_assert(sizeof(struct xs_pool_hdr) == 32, "xs_pool_hdr keeps its layout");
 
 struct xs_bucket {
-	__u32 target;        /* target id */
-	__u32 pad;
+	__u32 target;        /* target id, XS_NO_TARGET for a hole */
 };
-
-union xs_pool_entry {
-	struct xs_pool_hdr hdr;
-	struct xs_bucket bucket;
-};
-
-/* xs_flows (LRU) value: the target a flow was pinned to. */
-#define XS_PIN_F_CLOSED (1U << 0) /* FIN or RST seen: counted in closed once */
 
 /*
  * Flow idle time is kept in ticks of 2^20 ns (about 1.05 ms) in 32 bits:
@@ -170,11 +166,13 @@ union xs_pool_entry {
 #define XS_TICK_SHIFT 20
 #define XS_MAX_TIMEOUT_S (7 * 24 * 3600)
 
+/* xs_flows (LRU) value: the target a flow was pinned to. */
 struct xs_flow_pin {
 	__u32 target;
 	__u32 uid;           /* xs_target.uid at pin time */
 	__u32 hash;          /* low bits of the flow hash: the tunnel source varies by it */
-	__u32 flags;         /* XS_PIN_F_* */
+	_Bool closed;        /* FIN or RST seen: counted in closed once */
+	__u8 pad[3];
 	__u32 seen;          /* tick of the flow's last packet, as of the last refresh */
 };
 
@@ -197,7 +195,7 @@ struct xs_timeouts {
 XS_INLINE int xs_pin_expired(const struct xs_flow_pin *pin, __u8 proto, __u32 now,
 			     const struct xs_timeouts *to)
 {
-	__u32 limit = pin->flags & XS_PIN_F_CLOSED ? to->fin : proto == 6 ? to->tcp : to->udp;
+	__u32 limit = pin->closed ? to->fin : proto == 6 ? to->tcp : to->udp;
 
 	return now - pin->seen > limit;
 }
@@ -299,17 +297,19 @@ struct xs_recipe {
 	__u8 dmac[6];
 	__u8 smac[6];
 	__u32 ifindex;       /* egress: XDP_TX when it is the ingress */
-	__be32 saddr[4];     /* ipip: this flow's outer source (IPv4 in saddr[0]) */
-	__be32 daddr[4];     /* ipip: the backend (IPv4 in daddr[0]) */
+	__u8 saddr[16] XS_ADDR;  /* ipip: this flow's outer source (IPv4 in saddr[0..3]) */
+	__u8 daddr[16] XS_ADDR;  /* ipip: the backend (IPv4 in daddr[0..3]) */
 	__u32 label;         /* ipip over IPv6: the outer flow label */
 	__u16 mtu;           /* route MTU towards the backend */
-	__u8 encap;          /* enum xs_encap */
-	__u8 family;         /* the backend's, so the outer header's: 4 or 6 */
+	enum xs_encap encap;
+	enum xs_family family;   /* the backend's, so the outer header's */
 	__u32 epoch;         /* xs_epoch when it was made */
-	__u16 ready;         /* 0 until made for the flow the entry holds */
-	__u8 quic;           /* the service's quic: a packet's connection id may send it elsewhere */
+	_Bool ready;         /* false until made for the flow the entry holds */
 	__u8 pad;
+	_Bool quic;          /* the service's quic: a packet's connection id may send it elsewhere */
+	__u8 pad2;
 };
+_Static_assert(sizeof(struct xs_recipe) == 64, "xs_recipe keeps its layout");
 
 /*
  * xs_flow_cache (a block per CPU) value: a direct-mapped copy of recent pins,

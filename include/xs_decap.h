@@ -10,21 +10,33 @@
 
 /* xs_decap_addrs key: an address of this host (IPv4 stored IPv4-mapped). */
 struct xs_decap_addr {
-	__be32 addr[4];
+	__u8 addr[16] XS_ADDR;
 };
 
 #define XS_DECAP_COUNTERS(X)                                                   \
-	X(XS_D_IPIP, "ipip", "decapsulated: IPv4 in IPv4")                     \
-	X(XS_D_4IN6, "ipv4_in_ipv6", "decapsulated: IPv4 in IPv6")             \
-	X(XS_D_6IN6, "ip6ip6", "decapsulated: IPv6 in IPv6")                   \
-	X(XS_D_NOT_TUNNEL, "not_tunnel", "passed: not IPIP/IPv6 tunnel traffic") \
-	X(XS_D_NOT_LOCAL, "not_local", "passed: tunnel to an address not ours") \
-	X(XS_D_FRAGMENT, "outer_fragment", "passed: fragmented outer packet")  \
-	X(XS_D_MALFORMED, "malformed", "passed: cut short or bad header")      \
-	X(XS_D_ERROR, "error", "passed: could not strip the header")
+	X(XS_D_IPIP, ipip, "decapsulated: IPv4 in IPv4")                     \
+	X(XS_D_4IN6, ipv4_in_ipv6, "decapsulated: IPv4 in IPv6")             \
+	X(XS_D_6IN6, ip6ip6, "decapsulated: IPv6 in IPv6")                   \
+	X(XS_D_NOT_TUNNEL, not_tunnel, "passed: not IPIP/IPv6 tunnel traffic")  \
+	X(XS_D_NOT_LOCAL, not_local, "passed: tunnel to an address not ours") \
+	X(XS_D_FRAGMENT, outer_fragment, "passed: fragmented outer packet")  \
+	X(XS_D_MALFORMED, malformed, "passed: cut short or bad header")      \
+	X(XS_D_ERROR, error, "passed: could not strip the header")
 
 #define XS_DECAP_ENUM(e, name, help) e,
 enum xs_decap_counter { XS_DECAP_COUNTERS(XS_DECAP_ENUM) XS_D_MAX };
 #undef XS_DECAP_ENUM
+
+/*
+ * xs_decap_counters value (per CPU, one entry): a field per counter, in enum
+ * order, so `bpftool map dump` names each. The program counts by enum index.
+ */
+#define XS_DECAP_FIELD(e, name, help) __u64 name;
+struct xs_decap_counter_block {
+	XS_DECAP_COUNTERS(XS_DECAP_FIELD)
+};
+#undef XS_DECAP_FIELD
+_Static_assert(sizeof(struct xs_decap_counter_block) == XS_D_MAX * sizeof(__u64),
+	       "one u64 per decap counter, in enum order");
 
 #endif /* XS_DECAP_H */

@@ -30,9 +30,18 @@ enum xs_field {
 #define XS_F_DEFAULT_HAND XS_F_SRC
 
 /* Domain separator in xs_flow_key.domain: a hand hash never equals a flow hash. */
-enum xs_domain {
+enum XS_ENUM8 xs_domain {
 	XS_DOMAIN_FLOW = 0,
 	XS_DOMAIN_HAND = 1,
+};
+
+/* The IP protocols the data path tells apart; any other number is kept as it is. */
+enum XS_ENUM8 xs_ip_proto {
+	XS_IPPROTO_ANY = 0,     /* a VIP's xs_vips key, which is for every protocol */
+	XS_IPPROTO_ICMP = 1,
+	XS_IPPROTO_TCP = 6,
+	XS_IPPROTO_UDP = 17,
+	XS_IPPROTO_ICMPV6 = 58,
 };
 
 /*
@@ -42,12 +51,12 @@ enum xs_domain {
  * protocols without ports they are zero.
  */
 struct xs_flow_key {
-	__be32 src[4];
-	__be32 dst[4];
+	__u8 src[16] XS_ADDR;
+	__u8 dst[16] XS_ADDR;
 	__be16 sport;
 	__be16 dport;
-	__u8 proto;
-	__u8 domain;
+	enum xs_ip_proto proto;
+	enum xs_domain domain;
 	__u8 pad[2];
 };
 
@@ -127,8 +136,8 @@ XS_INLINE void xs_flow_key_mask(struct xs_flow_key *out, const struct xs_flow_ke
 	__u32 i;
 
 	for (i = 0; i < 4; i++) {
-		out->src[i] = (fields & XS_F_SRC) ? in->src[i] : 0;
-		out->dst[i] = (fields & XS_F_DST) ? in->dst[i] : 0;
+		XS_W32(out->src, i) = (fields & XS_F_SRC) ? XS_W32C(in->src, i) : 0;
+		XS_W32(out->dst, i) = (fields & XS_F_DST) ? XS_W32C(in->dst, i) : 0;
 	}
 	out->sport = (fields & XS_F_SPORT) ? in->sport : 0;
 	out->dport = (fields & XS_F_DPORT) ? in->dport : 0;

@@ -101,10 +101,10 @@ XS_INLINE int xs_parse_quote4(void *pos, void *end, void *data_end, struct xs_fl
 		return -1;
 	ihl = q->ihl * 4;
 	ports = pos + ihl;
-	key->src[2] = bpf_htonl(0xffff);
-	key->src[3] = q->daddr;
-	key->dst[2] = bpf_htonl(0xffff);
-	key->dst[3] = q->saddr;
+	XS_W32(key->src, 2) = bpf_htonl(0xffff);
+	XS_W32(key->src, 3) = q->daddr;
+	XS_W32(key->dst, 2) = bpf_htonl(0xffff);
+	XS_W32(key->dst, 3) = q->saddr;
 	key->proto = q->protocol;
 	key->sport = 0;
 	key->dport = 0;
@@ -246,10 +246,10 @@ XS_INLINE int xs_parse_ipv4(void *pos, void *data_end, struct xs_parsed *p)
 	p->family = 4;
 	p->tos = ip->tos;
 	p->ip_len = (__u16)tot_len;
-	p->key.src[2] = bpf_htonl(0xffff);
-	p->key.src[3] = ip->saddr;
-	p->key.dst[2] = bpf_htonl(0xffff);
-	p->key.dst[3] = ip->daddr;
+	XS_W32(p->key.src, 2) = bpf_htonl(0xffff);
+	XS_W32(p->key.src, 3) = ip->saddr;
+	XS_W32(p->key.dst, 2) = bpf_htonl(0xffff);
+	XS_W32(p->key.dst, 3) = ip->daddr;
 	p->key.proto = ip->protocol;
 	if (ip->frag_off & bpf_htons(XS_IP_MF | XS_IP_OFFSET)) {
 		p->is_frag = 1;

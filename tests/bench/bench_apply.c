@@ -205,6 +205,8 @@ static const char *fd_name(const struct map_count *mc, int fd)
 		return "xs_services";
 	if (fd == h->service_by_id_fd)
 		return "xs_service_by_id";
+	if (fd == h->pool_hdrs_fd)
+		return "xs_pool_hdrs";
 	if (fd == h->service_stats_fd)
 		return "xs_service_stats";
 	if (fd == h->vips_fd)

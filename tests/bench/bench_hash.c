@@ -346,12 +346,12 @@ static double chi_square(__u64 (*fn)(const struct xs_flow_key *, const struct se
 
 	memset(count, 0, sizeof(count));
 	memset(&key, 0, sizeof(key));
-	key.src[2] = key.dst[2] = htonl(0xffff);
-	key.dst[3] = htonl(0xc0000201); /* 192.0.2.1 */
+	XS_W32(key.src, 2) = XS_W32(key.dst, 2) = htonl(0xffff);
+	XS_W32(key.dst, 3) = htonl(0xc0000201); /* 192.0.2.1 */
 	key.dport = htons(443);
 	key.proto = 6;
 	for (src = 0; src < 16; src++) {
-		key.src[3] = htonl(0x0a000000 + src); /* 10.0.0.src */
+		XS_W32(key.src, 3) = htonl(0x0a000000 + src); /* 10.0.0.src */
 		for (port = 0; port < 65536; port++) {
 			key.sport = htons(port);
 			count[fn(&key, s) % CHI_BUCKETS]++;

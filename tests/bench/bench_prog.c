@@ -103,7 +103,7 @@ static double time_decide(const struct xs_pool *pool, __u32 n)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < n; i++) {
 		k.sport = (__u16)i;
-		k.src[3] = i;
+		XS_W32(k.src, 3) = i;
 		xs_decide(pool, NULL, &k, &d);
 		sink += d.target;
 	}
@@ -127,7 +127,7 @@ static void bench_lookup(void)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < n; i++) {
 		k.sport = (__u16)i;
-		k.src[3] = i;
+		XS_W32(k.src, 3) = i;
 		sink += xs_flow_hash(seed, &k, XS_F_ALL, XS_DOMAIN_FLOW);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -71,7 +71,7 @@ static const char *check_tunnel(const struct ref_result *r, const unsigned char 
 			return "outer IPv4 header";
 		if (outer[9] != want)
 			return "outer IPv4 protocol does not name the inner family";
-		if (memcmp(outer + 16, &be->addr[3], 4))
+		if (memcmp(outer + 16, &be->addr[12], 4))
 			return "outer IPv4 destination";
 		if (ref_csum(outer, 20))
 			return "outer IPv4 checksum";

@@ -145,7 +145,7 @@ struct ref_pkt {
 	struct xs_flow_key key;
 };
 
-static inline void ref_v4_mapped(__be32 *a, const unsigned char *b)
+static inline void ref_v4_mapped(__u8 *a, const unsigned char *b)
 {
 	memset(a, 0, 16);
 	((unsigned char *)a)[10] = 0xff;
@@ -343,7 +343,7 @@ static inline int ref_parse(const unsigned char *b, __u32 len, struct ref_pkt *p
 /* ---- what the program does with a keyed frame ---------------------------------- */
 
 static inline const struct ref_service *ref_find_service(const struct ref_config *c,
-							 const __be32 *vip, __be16 port, __u8 proto)
+							 const __u8 *vip, __be16 port, __u8 proto)
 {
 	struct xs_service_key k;
 	int i;
@@ -358,7 +358,7 @@ static inline const struct ref_service *ref_find_service(const struct ref_config
 	return NULL;
 }
 
-static inline int ref_is_vip(const struct ref_config *c, const __be32 *addr)
+static inline int ref_is_vip(const struct ref_config *c, const __u8 *addr)
 {
 	int i;
 
@@ -590,7 +590,7 @@ static inline void ref_run(const struct ref_config *c, const unsigned char *in, 
 		__u32 sid = ref_quic_server_id(in, &p);
 
 		if (sid && sid < XS_MAX_TARGETS && c->targets[sid].kind == XS_TARGET_BACKEND &&
-		    (c->targets[sid].flags & XS_TARGET_F_ACTIVE) &&
+		    c->targets[sid].active &&
 		    c->targets[sid].service == s->svc.id) {
 			r->target = sid;
 			r->counters[XS_C_QUIC_CID]++;

@@ -28,9 +28,9 @@ static inline void key_v4(struct xs_flow_key *k, const char *s, const char *d, _
 			  __u16 sp, __u16 dp)
 {
 	memset(k, 0, sizeof(*k));
-	k->src[2] = k->dst[2] = htonl(0xffff);
-	inet_pton(AF_INET, s, &k->src[3]);
-	inet_pton(AF_INET, d, &k->dst[3]);
+	XS_W32(k->src, 2) = XS_W32(k->dst, 2) = htonl(0xffff);
+	inet_pton(AF_INET, s, &XS_W32(k->src, 3));
+	inet_pton(AF_INET, d, &XS_W32(k->dst, 3));
 	k->proto = proto;
 	k->sport = htons(sp);
 	k->dport = htons(dp);

@@ -100,14 +100,14 @@ static inline __u32 add_service(const char *spec, __u8 encap, const char *const 
 
 		memset(&t, 0, sizeof(t));
 		t.kind = XS_TARGET_BACKEND;
-		t.flags = XS_TARGET_F_ACTIVE;
+		t.active = true;
 		t.uid = 77 + i;
 		t.service = svc.id;
 		t.weight = 1;
 		if (inet_pton(AF_INET, backends[i], &a4) == 1) {
 			t.family = 4;
-			t.addr[2] = htonl(0xffff);
-			t.addr[3] = a4.s_addr;
+			XS_W32(t.addr, 2) = htonl(0xffff);
+			XS_W32(t.addr, 3) = a4.s_addr;
 		} else {
 			inet_pton(AF_INET6, backends[i], &a6);
 			t.family = 6;

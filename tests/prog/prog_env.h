@@ -98,6 +98,7 @@ static inline int prog_env_open_cfg(struct prog_env *e, const struct prog_env_cf
 	e->h.service_stats_fd = bpf_map__fd(e->skel->maps.xs_service_stats);
 	e->h.tx_ports_fd = bpf_map__fd(e->skel->maps.xs_tx_ports);
 	e->h.service_by_id_fd = bpf_map__fd(e->skel->maps.xs_service_by_id);
+	e->h.pool_hdrs_fd = bpf_map__fd(e->skel->maps.xs_pool_hdrs);
 	e->h.epoch_fd = bpf_map__fd(e->skel->maps.xs_epoch);
 	if (xs_epoch_map(&e->h)) {
 		xdpsteer__destroy(e->skel);
@@ -159,7 +160,7 @@ static inline int prog_env_targets(struct prog_env *e, __u8 algo, __u8 hand, __u
 	if (!e->pool.bucket)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		struct xs_target t = { .flags = XS_TARGET_F_ACTIVE, .uid = 1000 + i };
+		struct xs_target t = { .active = true, .uid = 1000 + i };
 		__u32 id;
 
 		if ((int)i < e->h.nr_cpus) {

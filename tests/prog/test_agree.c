@@ -30,11 +30,11 @@ static void random_flow(struct pkt *p, struct xs_flow_key *k)
 		__u64 a = test_rand64(&rng), b = test_rand64(&rng);
 
 		memcpy(k->src, &a, 8);
-		memcpy(k->src + 2, &b, 8);
+		memcpy(k->src + 8, &b, 8);
 		a = test_rand64(&rng);
 		b = test_rand64(&rng);
 		memcpy(k->dst, &a, 8);
-		memcpy(k->dst + 2, &b, 8);
+		memcpy(k->dst + 8, &b, 8);
 		inet_ntop(AF_INET6, k->src, s, sizeof(s));
 		inet_ntop(AF_INET6, k->dst, d, sizeof(d));
 		pkt_eth(p, ETH_P_IPV6);
@@ -42,11 +42,11 @@ static void random_flow(struct pkt *p, struct xs_flow_key *k)
 	} else {
 		__u64 a = test_rand64(&rng);
 
-		k->src[2] = k->dst[2] = htonl(0xffff);
-		k->src[3] = (__u32)a;
-		k->dst[3] = (__u32)(a >> 32);
-		inet_ntop(AF_INET, &k->src[3], s, sizeof(s));
-		inet_ntop(AF_INET, &k->dst[3], d, sizeof(d));
+		XS_W32(k->src, 2) = XS_W32(k->dst, 2) = htonl(0xffff);
+		XS_W32(k->src, 3) = (__u32)a;
+		XS_W32(k->dst, 3) = (__u32)(a >> 32);
+		inet_ntop(AF_INET, &XS_W32(k->src, 3), s, sizeof(s));
+		inet_ntop(AF_INET, &XS_W32(k->dst, 3), d, sizeof(d));
 		pkt_eth(p, ETH_P_IP);
 		pkt_ipv4(p, s, d, proto, 0);
 	}

@@ -26,10 +26,10 @@ static void flow(struct pkt *p, struct xs_flow_key *k, __u32 i)
 	pkt_ports(p, IPPROTO_UDP, (__u16)(2000 + i), 53);
 	pkt_finish(p);
 	memset(k, 0, sizeof(*k));
-	k->src[2] = k->dst[2] = htonl(0xffff);
-	inet_pton(AF_INET, src, &k->src[3]);
-	inet_pton(AF_INET, "10.0.0.1", &k->dst[3]);
-	k->proto = IPPROTO_UDP;
+	XS_W32(k->src, 2) = XS_W32(k->dst, 2) = htonl(0xffff);
+	inet_pton(AF_INET, src, &XS_W32(k->src, 3));
+	inet_pton(AF_INET, "10.0.0.1", &XS_W32(k->dst, 3));
+	k->proto = XS_IPPROTO_UDP;
 	k->sport = htons((__u16)(2000 + i));
 	k->dport = htons(53);
 }
@@ -55,7 +55,7 @@ static int set_drain(struct prog_env *e, __u32 id, bool drain)
 	if (bpf_map_lookup_elem(e->h.targets_fd, &id, &t) ||
 	    xs_pool_drain(&e->pool, &t, id, drain) < 0)
 		return -1;
-	t.flags ^= XS_TARGET_F_DRAIN;
+	t.drain = !t.drain;
 	if (drain)
 		return xs_pool_publish(&e->h, XS_POOL_QUEUES, &e->pool) ||
 		       xs_target_write(&e->h, id, &t);

@@ -115,7 +115,7 @@ TEST(port_only_service_sends_every_client_to_one_backend)
 	if (!ASSERT_TRUE(id && !xs_pool_read(&env.h, id, &pool), "the service's pool"))
 		return;
 	ASSERT_EQ(pool.hdr.flow_fields, XS_F_DPORT, "its pool hashes the destination port only");
-	ASSERT_EQ(pool.hdr.flags & XS_POOL_F_OWN_FIELDS, XS_POOL_F_OWN_FIELDS, "its own fields");
+	ASSERT_TRUE(pool.hdr.own_fields, "its own fields");
 	xs_pool_free(&pool);
 	ASSERT_EQ(spread("10.50.0.1"), 1, "backends reached by 200 clients of the port-only VIP");
 	ASSERT_EQ(spread("10.50.0.2"), 4, "backends reached by 200 clients of the other VIP");
@@ -128,14 +128,14 @@ TEST(port_only_service_sends_every_client_to_one_backend)
 
 		ASSERT_TRUE(a && a == b, "two clients, one backend");
 		memset(&k, 0, sizeof(k));
-		k.dst[2] = htonl(0xffff);
-		inet_pton(AF_INET, "10.50.0.1", &k.dst[3]);
-		k.proto = IPPROTO_TCP;
+		XS_W32(k.dst, 2) = htonl(0xffff);
+		inet_pton(AF_INET, "10.50.0.1", &XS_W32(k.dst, 3));
+		k.proto = XS_IPPROTO_TCP;
 		k.dport = htons(80);
 		if (!xs_pool_read(&env.h, id, &pool)) {
 			ASSERT_TRUE(!xs_decide(&pool, NULL, &k, &d) &&
 					    !bpf_map_lookup_elem(env.h.targets_fd, &d.target, &t) &&
-					    t.addr[3] == a,
+					    XS_W32C(t.addr, 3) == a,
 				    "the decision for port 80 names that backend");
 			xs_pool_free(&pool);
 		}

@@ -48,10 +48,10 @@ static __u32 flow_hash32(const struct xs_flow_key *key)
 static void v4_key(struct xs_flow_key *k, const char *src, const char *dst, __u16 sp, __u16 dp)
 {
 	memset(k, 0, sizeof(*k));
-	k->src[2] = k->dst[2] = htonl(0xffff);
-	inet_pton(AF_INET, src, &k->src[3]);
-	inet_pton(AF_INET, dst, &k->dst[3]);
-	k->proto = IPPROTO_TCP;
+	XS_W32(k->src, 2) = XS_W32(k->dst, 2) = htonl(0xffff);
+	inet_pton(AF_INET, src, &XS_W32(k->src, 3));
+	inet_pton(AF_INET, dst, &XS_W32(k->dst, 3));
+	k->proto = XS_IPPROTO_TCP;
 	k->sport = htons(sp);
 	k->dport = htons(dp);
 }
@@ -320,7 +320,7 @@ TEST(icmp_error_follows_its_flow)
 		xs_pool_read(&env.h, id, &pool);
 		xs_decide(&pool, NULL, &k, &d);
 		bpf_map_lookup_elem(env.h.targets_fd, &d.target, &t);
-		ASSERT_EQ(t.addr[3], got_backend, "decision agrees");
+		ASSERT_EQ(XS_W32C(t.addr, 3), got_backend, "decision agrees");
 		xs_pool_free(&pool);
 	}
 }
@@ -560,7 +560,7 @@ TEST(cached_flow_follows_changes)
 		return;
 	for (b = 0; b < pool.hdr.n_buckets; b++)
 		if (bpf_map_lookup_elem(env.h.targets_fd, &pool.bucket[b], &t) == 0 &&
-		    t.addr[3] == first)
+		    XS_W32C(t.addr, 3) == first)
 			target = pool.bucket[b];
 	for (b = pool.hdr.n_buckets; b-- > 0;)
 		if (pool.bucket[b] == target)

@@ -32,10 +32,10 @@ static void flow(struct pkt *p, struct xs_flow_key *k, __u32 i)
 	pkt_ports(p, IPPROTO_UDP, (__u16)(1024 + (i & 0x7fff)), 53);
 	pkt_finish(p);
 	memset(k, 0, sizeof(*k));
-	k->src[2] = k->dst[2] = htonl(0xffff);
-	inet_pton(AF_INET, src, &k->src[3]);
-	inet_pton(AF_INET, "10.0.0.1", &k->dst[3]);
-	k->proto = IPPROTO_UDP;
+	XS_W32(k->src, 2) = XS_W32(k->dst, 2) = htonl(0xffff);
+	inet_pton(AF_INET, src, &XS_W32(k->src, 3));
+	inet_pton(AF_INET, "10.0.0.1", &XS_W32(k->dst, 3));
+	k->proto = XS_IPPROTO_UDP;
 	k->sport = htons((__u16)(1024 + (i & 0x7fff)));
 	k->dport = htons(53);
 }

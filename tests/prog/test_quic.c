@@ -64,7 +64,7 @@ static __u32 backend_id(__u32 svc_id, const char *addr)
 	inet_pton(AF_INET, addr, &a);
 	for (id = XS_BACKEND_BASE; id < XS_MAX_TARGETS; id++)
 		if (!bpf_map_lookup_elem(env.h.targets_fd, &id, &t) && t.kind == XS_TARGET_BACKEND &&
-		    t.service == svc_id && t.addr[3] == a)
+		    t.service == svc_id && XS_W32C(t.addr, 3) == a)
 			return id;
 	return 0;
 }
@@ -132,16 +132,16 @@ static __be32 hashed(__u32 svc_id, const char *src, __u16 sport, const char *vip
 	__be32 be = 0;
 
 	memset(&k, 0, sizeof(k));
-	k.src[2] = k.dst[2] = htonl(0xffff);
-	inet_pton(AF_INET, src, &k.src[3]);
-	inet_pton(AF_INET, vip, &k.dst[3]);
-	k.proto = IPPROTO_UDP;
+	XS_W32(k.src, 2) = XS_W32(k.dst, 2) = htonl(0xffff);
+	inet_pton(AF_INET, src, &XS_W32(k.src, 3));
+	inet_pton(AF_INET, vip, &XS_W32(k.dst, 3));
+	k.proto = XS_IPPROTO_UDP;
 	k.sport = htons(sport);
 	k.dport = htons(443);
 	if (!xs_pool_read(&env.h, svc_id, &pool)) {
 		if (!xs_decide(&pool, NULL, &k, &d) &&
 		    !bpf_map_lookup_elem(env.h.targets_fd, &d.target, &t))
-			be = t.addr[3];
+			be = XS_W32C(t.addr, 3);
 		xs_pool_free(&pool);
 	}
 	return be;

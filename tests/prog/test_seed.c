@@ -23,10 +23,10 @@ static void flow(struct pkt *p, struct xs_flow_key *k, __u32 i)
 	pkt_ports(p, IPPROTO_TCP, (__u16)(3000 + i), 443);
 	pkt_finish(p);
 	memset(k, 0, sizeof(*k));
-	k->src[2] = k->dst[2] = htonl(0xffff);
-	inet_pton(AF_INET, src, &k->src[3]);
-	inet_pton(AF_INET, "10.0.0.1", &k->dst[3]);
-	k->proto = IPPROTO_TCP;
+	XS_W32(k->src, 2) = XS_W32(k->dst, 2) = htonl(0xffff);
+	inet_pton(AF_INET, src, &XS_W32(k->src, 3));
+	inet_pton(AF_INET, "10.0.0.1", &XS_W32(k->dst, 3));
+	k->proto = XS_IPPROTO_TCP;
 	k->sport = htons((__u16)(3000 + i));
 	k->dport = htons(443);
 }

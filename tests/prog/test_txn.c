@@ -126,11 +126,11 @@ static int switch_to(struct xs_pool *pools)
 
 static void backend(__u32 id, __u32 svc, const char *addr)
 {
-	struct xs_target t = { .kind = XS_TARGET_BACKEND, .flags = XS_TARGET_F_ACTIVE,
+	struct xs_target t = { .kind = XS_TARGET_BACKEND, .active = true,
 			       .uid = id, .service = svc, .weight = 1, .family = 4 };
 
-	t.addr[2] = htonl(0xffff);
-	inet_pton(AF_INET, addr, &t.addr[3]);
+	XS_W32(t.addr, 2) = htonl(0xffff);
+	inet_pton(AF_INET, addr, &t.addr[12]);
 	xs_target_write(&env.h, id, &t);
 }
 

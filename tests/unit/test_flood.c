@@ -39,9 +39,9 @@ static void pool_init(struct xs_pool *p, const __u64 seed[2])
 static void tuple(struct xs_flow_key *k, __u16 sport)
 {
 	memset(k, 0, sizeof(*k));
-	k->src[2] = k->dst[2] = htonl(0xffff);
-	k->src[3] = htonl(0xcb007109);
-	k->dst[3] = htonl(0xc0000250);
+	XS_W32(k->src, 2) = XS_W32(k->dst, 2) = htonl(0xffff);
+	XS_W32(k->src, 3) = htonl(0xcb007109);
+	XS_W32(k->dst, 3) = htonl(0xc0000250);
 	k->proto = 6;
 	k->sport = htons(sport);
 	k->dport = htons(443);

@@ -229,10 +229,10 @@ static void perturb_field(struct xs_flow_key *k, int f, unsigned long long *s)
 
 	switch (f) {
 	case XS_F_SRC:
-		k->src[r % 4] ^= 1u << ((r >> 8) % 32);
+		XS_W32(k->src, r % 4) ^= 1u << ((r >> 8) % 32);
 		break;
 	case XS_F_DST:
-		k->dst[r % 4] ^= 1u << ((r >> 8) % 32);
+		XS_W32(k->dst, r % 4) ^= 1u << ((r >> 8) % 32);
 		break;
 	case XS_F_SPORT:
 		k->sport ^= 1u << (r % 16);

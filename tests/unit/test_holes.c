@@ -40,9 +40,9 @@ static void key_of(__u32 i, struct xs_flow_key *k)
 	__u64 s = 0x9e3779b97f4a7c15ULL * (i + 1), r = test_rand64(&s);
 
 	memset(k, 0, sizeof(*k));
-	k->src[2] = k->dst[2] = htonl(0xffff);
-	k->src[3] = (__u32)r;
-	k->dst[3] = htonl(0xc0000201);
+	XS_W32(k->src, 2) = XS_W32(k->dst, 2) = htonl(0xffff);
+	XS_W32(k->src, 3) = (__u32)r;
+	XS_W32(k->dst, 3) = htonl(0xc0000201);
 	k->proto = 6;
 	k->sport = (__u16)(r >> 32);
 	k->dport = htons(443);

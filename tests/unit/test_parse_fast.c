@@ -40,7 +40,7 @@ static int parse_fast(const struct pkt *p, struct xs_parsed *out, int *untouched
 static int common_case(const struct pkt *p, const struct xs_parsed *slow)
 {
 	if (slow->l3_off != 14 || slow->is_frag || slow->icmp != XS_ICMP_NONE ||
-	    (slow->key.proto != IPPROTO_TCP && slow->key.proto != IPPROTO_UDP))
+	    (slow->key.proto != XS_IPPROTO_TCP && slow->key.proto != XS_IPPROTO_UDP))
 		return 0;
 	if (slow->family == 4)
 		return p->buf[14] == 0x45;

@@ -55,8 +55,8 @@ static int xs_decap_fill_addrs(int fd)
 		if (!i->ifa_addr)
 			continue;
 		if (i->ifa_addr->sa_family == AF_INET) {
-			a.addr[2] = htonl(0xffff);
-			a.addr[3] = ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
+			XS_W32(a.addr, 2) = htonl(0xffff);
+			XS_W32(a.addr, 3) = ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
 		} else if (i->ifa_addr->sa_family == AF_INET6) {
 			memcpy(a.addr, &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr, 16);
 		} else {
@@ -196,7 +196,7 @@ int xs_cmd_decap_detach(const struct xs_args *a)
 	return err;
 }
 
-#define XS_DECAP_NAME(e, name, help) name,
+#define XS_DECAP_NAME(e, name, help) #name,
 #define XS_DECAP_HELP(e, name, help) help,
 static const char *const xs_decap_names[] = { XS_DECAP_COUNTERS(XS_DECAP_NAME) };
 static const char *const xs_decap_helps[] = { XS_DECAP_COUNTERS(XS_DECAP_HELP) };
@@ -223,7 +223,8 @@ int xs_cmd_decap_stats(const struct xs_args *a)
 		return -ENOENT;
 	}
 	nr_cpus = libbpf_num_possible_cpus();
-	v = calloc(nr_cpus > 0 ? nr_cpus : 1, sizeof(*v));
+	/* One struct xs_decap_counter_block per CPU: XS_D_MAX counters each. */
+	v = calloc((nr_cpus > 0 ? nr_cpus : 1) * XS_D_MAX, sizeof(*v));
 	if (!v) {
 		close(fd);
 		return -ENOMEM;
@@ -234,16 +235,16 @@ int xs_cmd_decap_stats(const struct xs_args *a)
 		xj_str(doc, "ifname", a->pos[0]);
 		xj_add(doc, "counters", ctrs);
 	}
-	for (c = 0; c < XS_D_MAX; c++) {
+	c = 0;
+	if (bpf_map_lookup_elem(fd, &c, v)) {
+		err = -errno;
+		pr_warn("%s: cannot read the decap counters: %s\n", a->pos[0], strerror(errno));
+	}
+	for (c = 0; !err && c < XS_D_MAX; c++) {
 		__u64 sum = 0;
 
-		if (bpf_map_lookup_elem(fd, &c, v)) {
-			err = -errno;
-			pr_warn("%s: cannot read the decap counters: %s\n", a->pos[0], strerror(errno));
-			break;
-		}
 		for (cpu = 0; cpu < nr_cpus; cpu++)
-			sum += v[cpu];
+			sum += v[cpu * XS_D_MAX + c];
 		if (json)
 			xj_u64(ctrs, xs_decap_names[c], sum);
 		else

@@ -91,7 +91,7 @@ int xs_cmd_lookup(const struct xs_args *a)
 	xs_flow_pin_key(&flow, &key, pool.hdr.flow_fields, pool_id);
 	if (!bpf_map_lookup_elem(h.flows_fd, &flow, &pin) && pin.target < XS_MAX_TARGETS &&
 	    !bpf_map_lookup_elem(h.targets_fd, &pin.target, &t) &&
-	    (t.flags & XS_TARGET_F_ACTIVE) && t.uid == pin.uid) {
+	    t.active && t.uid == pin.uid) {
 		pinned = true;
 		target = pin.target;
 	}

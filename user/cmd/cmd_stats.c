@@ -135,7 +135,7 @@ static int xs_print_services(const struct xs_handle *h, const struct xs_target *
 				xs_json *b = xj_obj();
 
 				xj_str(b, "backend", addr);
-				xj_bool(b, "draining", all[t].flags & XS_TARGET_F_DRAIN);
+				xj_bool(b, "draining", all[t].drain);
 				xj_u64(b, "pinned", pinned[t]);
 				xj_u64(b, "packets", ts.packets);
 				xj_u64(b, "bytes", ts.bytes);
@@ -147,7 +147,7 @@ static int xs_print_services(const struct xs_handle *h, const struct xs_target *
 				printf("  %-26s %12llu %14llu   %u pinned, %llu open%s\n", addr,
 				       (unsigned long long)ts.packets, (unsigned long long)ts.bytes,
 				       pinned[t], (unsigned long long)xs_stats_load(t, &ts),
-				       all[t].flags & XS_TARGET_F_DRAIN ? ", draining" : "");
+				       all[t].drain ? ", draining" : "");
 			}
 		}
 	}
@@ -215,8 +215,7 @@ static int xs_stats_print(const struct xs_args *a, bool json)
 	}
 	/* Draining targets hold no slot but still carry their pinned flows. */
 	for (i = 0; i < XS_BACKEND_BASE; i++) {
-		if ((all[i].flags & (XS_TARGET_F_ACTIVE | XS_TARGET_F_DRAIN)) !=
-		    (XS_TARGET_F_ACTIVE | XS_TARGET_F_DRAIN))
+		if (!all[i].active || !all[i].drain)
 			continue;
 		err = xs_stats_read(&h, i, &sum, pc);
 		if (err)

@@ -40,7 +40,7 @@ static int xs_target_ref(const struct xs_handle *h, const struct xs_args *a, str
 	}
 	if (xs_parse_u32(val, "target id", 0, XS_BACKEND_BASE - 1, &id))
 		return -EINVAL;
-	if (bpf_map_lookup_elem(h->targets_fd, &id, t) || !(t->flags & XS_TARGET_F_ACTIVE)) {
+	if (bpf_map_lookup_elem(h->targets_fd, &id, t) || !t->active) {
 		pr_warn("%s: target id %u is not a target (xdpsteer target list %s shows them)\n",
 			h->ifname, id, h->ifname);
 		return -ENOENT;

@@ -42,13 +42,13 @@ static double xs_moved_share(const struct xs_pool *a, const struct xs_pool *b, _
 	for (i = 0; i < samples; i++) {
 		memset(&k, 0, sizeof(k));
 		r = xs_mix(&s);
-		k.src[2] = k.dst[2] = htonl(0xffff);
-		k.src[3] = (__be32)r;
-		k.dst[3] = (__be32)(r >> 32);
+		XS_W32(k.src, 2) = XS_W32(k.dst, 2) = htonl(0xffff);
+		XS_W32(k.src, 3) = (__be32)r;
+		XS_W32(k.dst, 3) = (__be32)(r >> 32);
 		r = xs_mix(&s);
 		k.sport = (__be16)r;
 		k.dport = (__be16)(r >> 16);
-		k.proto = (r >> 32) & 1 ? IPPROTO_TCP : IPPROTO_UDP;
+		k.proto = (r >> 32) & 1 ? XS_IPPROTO_TCP : XS_IPPROTO_UDP;
 		xs_decide(a, NULL, &k, &da);
 		xs_decide(b, NULL, &k, &db);
 		moved += da.target != db.target;
@@ -99,7 +99,7 @@ static int xs_addr_users_build(struct xs_plan *pl)
 }
 
 /* xs_backend_addr_used(next, @id, @addr): does a backend other than @id have @addr? */
-static int xs_addr_used(struct xs_plan *pl, __u32 id, const __be32 *addr, bool *used)
+static int xs_addr_used(struct xs_plan *pl, __u32 id, const __u8 *addr, bool *used)
 {
 	const struct xs_target *self = &pl->next[id];
 	__u32 n;
@@ -121,10 +121,10 @@ static int xs_addr_used(struct xs_plan *pl, __u32 id, const __be32 *addr, bool *
 /* Is target @id's change one that must wait until the pools no longer name it? */
 static bool xs_write_after(const struct xs_target *was, const struct xs_target *will)
 {
-	if (!(will->flags & XS_TARGET_F_ACTIVE))
+	if (!will->active)
 		return true;
-	return (will->flags & XS_TARGET_F_DRAIN) && (was->flags & XS_TARGET_F_ACTIVE) &&
-	       !(was->flags & XS_TARGET_F_DRAIN);
+	return will->drain && was->active &&
+	       !was->drain;
 }
 
 static int xs_apply_targets(struct xs_plan *pl, bool after)
@@ -140,12 +140,12 @@ static int xs_apply_targets(struct xs_plan *pl, bool after)
 		    xs_write_after(&all[id], &next[id]) != after)
 			continue;
 		if (!after && id < XS_BACKEND_BASE &&
-		    (!(all[id].flags & XS_TARGET_F_ACTIVE) || all[id].qsize != next[id].qsize)) {
+		    (!all[id].active || all[id].qsize != next[id].qsize)) {
 			err = xs_redirect_set(h, id, &next[id]);
 			if (err)
 				return err;
 		}
-		if (!after && !(all[id].flags & XS_TARGET_F_ACTIVE)) {
+		if (!after && !all[id].active) {
 			err = xs_stats_reset(h, id);
 			if (err)
 				return err;
@@ -153,8 +153,8 @@ static int xs_apply_targets(struct xs_plan *pl, bool after)
 		err = xs_target_write(h, id, &next[id]);
 		if (err)
 			return err;
-		if (after && (all[id].flags & XS_TARGET_F_ACTIVE) &&
-		    !(next[id].flags & XS_TARGET_F_ACTIVE)) {
+		if (after && all[id].active &&
+		    !next[id].active) {
 			if (id < XS_BACKEND_BASE) {
 				xs_redirect_clear(h, id, &all[id]);
 			} else {
@@ -166,7 +166,7 @@ static int xs_apply_targets(struct xs_plan *pl, bool after)
 							all[id].family == 4 ? AF_INET : AF_INET6, false);
 			}
 		}
-		if (!after && id >= XS_BACKEND_BASE && !(all[id].flags & XS_TARGET_F_ACTIVE))
+		if (!after && id >= XS_BACKEND_BASE && !all[id].active)
 			xs_neigh_manage(next[id].addr, next[id].family == 4 ? AF_INET : AF_INET6,
 					true);
 	}
@@ -215,7 +215,7 @@ static void xs_apply_targets_undo(struct xs_plan *pl)
 		    xs_write_after(&pl->all[id], &pl->next[id]))
 			continue;
 		xs_target_write(pl->h, id, &pl->all[id]);
-		if (id < XS_BACKEND_BASE && !(pl->all[id].flags & XS_TARGET_F_ACTIVE))
+		if (id < XS_BACKEND_BASE && !pl->all[id].active)
 			xs_redirect_clear(pl->h, id, &pl->next[id]);
 		else if (id < XS_BACKEND_BASE && pl->all[id].qsize != pl->next[id].qsize)
 			xs_redirect_set(pl->h, id, &pl->all[id]);

@@ -96,8 +96,11 @@ bad:
 	return -EINVAL;
 }
 
-int xs_format_addr(const __be32 addr[4], char *buf, size_t len)
+int xs_format_addr(const void *addr16, char *buf, size_t len)
 {
+	__be32 addr[4];
+
+	memcpy(addr, addr16, sizeof(addr));
 	if (!addr[0] && !addr[1] && addr[2] == htonl(0xffff))
 		return inet_ntop(AF_INET, &addr[3], buf, len) ? 0 : -errno;
 	return inet_ntop(AF_INET6, addr, buf, len) ? 0 : -errno;

@@ -15,7 +15,8 @@ struct xs_endpoint {
 int xs_parse_proto(const char *s, __u8 *proto);
 const char *xs_proto_name(__u8 proto, char *buf, size_t len);
 int xs_parse_endpoint(const char *s, const char *what, struct xs_endpoint *ep);
-int xs_format_addr(const __be32 addr[4], char *buf, size_t len);
+/* @addr: 16 bytes in network order, IPv4 stored IPv4-mapped. */
+int xs_format_addr(const void *addr, char *buf, size_t len);
 /* The flow key the XDP program builds for an unfragmented packet of this flow. */
 int xs_flow_key_from(__u8 proto, const struct xs_endpoint *src, const struct xs_endpoint *dst,
 		     struct xs_flow_key *key);

@@ -28,7 +28,7 @@ static void xs_load_place(struct xs_place *p, const struct xs_pool *pool, const 
 	for (b = first[id]; b != XS_NO_TARGET && p->n_slots < XS_MAX_WEIGHT; b = next[b])
 		p->slots[p->n_slots++] = b;
 	/* Drained: where it returns, as long as that slot is still a hole (xs_pool_pick_bucket). */
-	if (!p->n_slots && (t->flags & XS_TARGET_F_DRAIN) && t->bucket < pool->hdr.n_buckets &&
+	if (!p->n_slots && t->drain && t->bucket < pool->hdr.n_buckets &&
 	    pool->bucket[t->bucket] == XS_NO_TARGET)
 		p->slots[p->n_slots++] = t->bucket;
 }
@@ -64,14 +64,14 @@ static int xs_load_targets(struct xs_model *m, const struct xs_target *all,
 	for (id = 0; !err && id < XS_BACKEND_BASE; id++) {
 		const struct xs_target *t = &all[id];
 
-		if (!(t->flags & XS_TARGET_F_ACTIVE))
+		if (!t->active)
 			continue;
 		memset(&s, 0, offsetof(struct xs_target_spec, place.slots));
 		s.t.kind = t->kind;
 		s.t.cpu = t->cpu;
 		s.t.ifindex = t->ifindex;
 		s.t.qsize = t->qsize;
-		s.drain = t->flags & XS_TARGET_F_DRAIN;
+		s.drain = t->drain;
 		if (t->kind == XS_TARGET_DEV && !if_indextoname(t->ifindex, s.ifname))
 			s.ifname[0] = 0;
 		s.place.id = XS_NO_TARGET;
@@ -102,7 +102,7 @@ static int xs_load_service(const struct xs_handle *h, struct xs_model *m,
 	s.svc.id = 0; /* ids are the commit's to give */
 	s.algo = pool.hdr.algo;
 	s.hand_size = pool.hdr.hand_size;
-	s.flow_fields = pool.hdr.flags & XS_POOL_F_OWN_FIELDS ? pool.hdr.flow_fields : 0;
+	s.flow_fields = pool.hdr.own_fields ? pool.hdr.flow_fields : 0;
 	if (placed)
 		s.slot_count = pool.hdr.n_buckets;
 	err = placed ? xs_load_buckets(&pool, &first, &next) : 0;
@@ -119,7 +119,7 @@ static int xs_load_service(const struct xs_handle *h, struct xs_model *m,
 		memcpy(b.t.addr, t->addr, sizeof(b.t.addr));
 		b.t.weight = t->weight;
 		b.weight_set = true;
-		b.drain = t->flags & XS_TARGET_F_DRAIN;
+		b.drain = t->drain;
 		b.place.id = XS_NO_TARGET;
 		if (placed)
 			xs_load_place(&b.place, &pool, first, next, t, id);

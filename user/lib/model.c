@@ -18,7 +18,7 @@ struct xs_be_key {
 	__be32 addr[4];
 };
 
-static void xs_be_key(struct xs_be_key *k, __u32 svc, const __be32 *addr)
+static void xs_be_key(struct xs_be_key *k, __u32 svc, const __u8 *addr)
 {
 	memset(k, 0, sizeof(*k));
 	k->service = svc;
@@ -95,7 +95,7 @@ int xs_model_find_service(const struct xs_model *m, const struct xs_service_key 
 	return i == XS_INDEX_NONE ? -1 : (int)i;
 }
 
-int xs_model_find_backend(const struct xs_model *m, __u32 svc, const __be32 *addr)
+int xs_model_find_backend(const struct xs_model *m, __u32 svc, const __u8 *addr)
 {
 	struct xs_be_key k;
 	__u32 i;
@@ -340,7 +340,7 @@ int xs_model_service_del(struct xs_model *m, const struct xs_service_key *key)
 
 static bool xs_vip_is_v4(const struct xs_service_key *key)
 {
-	return !key->vip[0] && !key->vip[1] && key->vip[2] == htonl(0xffff);
+	return !XS_W32C(key->vip, 0) && !XS_W32C(key->vip, 1) && XS_W32C(key->vip, 2) == htonl(0xffff);
 }
 
 int xs_model_backend_add(struct xs_model *m, const struct xs_backend_spec *s, int line)
@@ -403,7 +403,7 @@ int xs_model_backend_add(struct xs_model *m, const struct xs_backend_spec *s, in
 
 /* The backend @addr of service @key; -ENOENT printed when it is not one. */
 static int xs_model_backend_get(const struct xs_model *m, const struct xs_service_key *key,
-				const __be32 *addr)
+				const __u8 *addr)
 {
 	char name[80], a[INET6_ADDRSTRLEN];
 	int svc = xs_model_service_get(m, key, ""), i;
@@ -420,7 +420,7 @@ static int xs_model_backend_get(const struct xs_model *m, const struct xs_servic
 }
 
 int xs_model_backend_del(struct xs_model *m, const struct xs_service_key *key,
-			 const __be32 *addr)
+			 const __u8 *addr)
 {
 	int i = xs_model_backend_get(m, key, addr);
 
@@ -433,7 +433,7 @@ int xs_model_backend_del(struct xs_model *m, const struct xs_service_key *key,
 }
 
 int xs_model_backend_drain(struct xs_model *m, const struct xs_service_key *key,
-			   const __be32 *addr, bool drain)
+			   const __u8 *addr, bool drain)
 {
 	char name[80], a[INET6_ADDRSTRLEN], what[200];
 	int i = xs_model_backend_get(m, key, addr);
@@ -447,7 +447,7 @@ int xs_model_backend_drain(struct xs_model *m, const struct xs_service_key *key,
 }
 
 int xs_model_backend_weight(struct xs_model *m, const struct xs_service_key *key,
-			    const __be32 *addr, __u16 weight)
+			    const __u8 *addr, __u16 weight)
 {
 	int i = xs_model_backend_get(m, key, addr);
 

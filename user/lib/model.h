@@ -82,11 +82,11 @@ int xs_model_service_add(struct xs_model *m, const struct xs_service_spec *s, in
 int xs_model_service_del(struct xs_model *m, const struct xs_service_key *key);
 int xs_model_backend_add(struct xs_model *m, const struct xs_backend_spec *s, int line);
 int xs_model_backend_del(struct xs_model *m, const struct xs_service_key *key,
-			 const __be32 *addr);
+			 const __u8 *addr);
 int xs_model_backend_drain(struct xs_model *m, const struct xs_service_key *key,
-			   const __be32 *addr, bool drain);
+			   const __u8 *addr, bool drain);
 int xs_model_backend_weight(struct xs_model *m, const struct xs_service_key *key,
-			    const __be32 *addr, __u16 weight);
+			    const __u8 *addr, __u16 weight);
 
 /*
  * Make @m decide alike on every host, whatever its history: each dev
@@ -99,7 +99,7 @@ void xs_model_canonical(struct xs_model *m);
 
 /* Lookups: an index into m->svc or m->be, or -1. */
 int xs_model_find_service(const struct xs_model *m, const struct xs_service_key *key);
-int xs_model_find_backend(const struct xs_model *m, __u32 svc, const __be32 *addr);
+int xs_model_find_backend(const struct xs_model *m, __u32 svc, const __u8 *addr);
 
 struct xs_commit_opts {
 	const char *origin;	/* a file: the plan is printed under "plan for IFACE from FILE" */

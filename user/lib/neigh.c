@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include "log.h"
 #include "neigh.h"
+#include "xdpsteer.h"
 
 struct xs_nl_req {
 	struct nlmsghdr nh;
@@ -134,8 +135,9 @@ static int xs_neigh_get(int family, const void *hop, int oif, __u16 *state, __u3
 	return 0;
 }
 
-int xs_neigh_manage(const __be32 addr[4], int family, bool add)
+int xs_neigh_manage(const void *addr16, int family, bool add)
 {
+	const xs_w32 *addr = addr16;
 	__u16 state = 0;
 	__u32 have_ext = 0;
 	unsigned char hop[16];

@@ -7,6 +7,6 @@
 #include <linux/types.h>
 
 /* @addr IPv4-mapped or IPv6, @family AF_INET or AF_INET6. Returns 0 or -errno (printed). */
-int xs_neigh_manage(const __be32 addr[4], int family, bool add);
+int xs_neigh_manage(const void *addr16, int family, bool add);
 
 #endif /* XS_NEIGH_H */

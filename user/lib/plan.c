@@ -117,7 +117,7 @@ static int xs_plan_pool_backends(struct xs_plan *pl, struct xs_plan_pool *pp, in
 		id = pl->file_id[in_file[k]];
 		pl->be_id[in_file[k]] = id;
 		if (id != XS_NO_TARGET) {
-			bool was = all[id].flags & XS_TARGET_F_DRAIN;
+			bool was = all[id].drain;
 
 			err = xs_edit_existing(&pl->edit, &next[id], id, cb->s.drain, t.weight);
 			if (err)
@@ -139,7 +139,8 @@ static int xs_plan_pool_backends(struct xs_plan *pl, struct xs_plan_pool *pp, in
 		}
 		t.service = pp->id;
 		t.uid = xs_backend_uid();
-		t.flags = XS_TARGET_F_ACTIVE | (cb->s.drain ? XS_TARGET_F_DRAIN : 0);
+		t.active = true;
+		t.drain = cb->s.drain;
 		t.bucket = XS_NO_TARGET;
 		if (!cb->s.drain) {
 			err = xs_edit_grow(&pl->edit, &t, id, t.weight);
@@ -232,7 +233,7 @@ static int xs_plan_services(struct xs_plan *pl, const struct xs_service_entry *s
 					    pp->old.hdr.hand_size, cs->s.hand_size);
 			if (!xs_service_same(&pp->old_svc, &cs->s.svc))
 				xs_plan_say(pl, "~ service %s: encap, tunnel source or quic", name);
-			if (cs->s.flow_fields != (pp->old.hdr.flags & XS_POOL_F_OWN_FIELDS
+			if (cs->s.flow_fields != (pp->old.hdr.own_fields
 							  ? pp->old.hdr.flow_fields : 0)) {
 				char a[64], b[64];
 
@@ -251,7 +252,7 @@ static int xs_plan_services(struct xs_plan *pl, const struct xs_service_entry *s
 		 * the service has its own (they are its pool's: its pins too). */
 		memcpy(pp->new.hdr.seed, q->seed, sizeof(q->seed));
 		pp->new.hdr.flow_fields = cs->s.flow_fields ?: q->flow_fields;
-		pp->new.hdr.flags = cs->s.flow_fields ? XS_POOL_F_OWN_FIELDS : 0;
+		pp->new.hdr.own_fields = cs->s.flow_fields != 0;
 		pp->new.hdr.hand_fields = q->hand_fields;
 		pp->new.hdr.algo = cs->s.algo;
 		pp->new.hdr.hand_size = cs->s.hand_size;

@@ -70,7 +70,7 @@ int xs_plan_defer(struct xs_plan *pl)
 		const struct xs_target *t = &m->tgt[i].s.t;
 
 		id = m->tgt[i].s.place.id;
-		if (id == XS_NO_TARGET || !(pl->all[id].flags & XS_TARGET_F_ACTIVE) ||
+		if (id == XS_NO_TARGET || !pl->all[id].active ||
 		    (pl->all[id].kind == t->kind && pl->all[id].ifindex == t->ifindex))
 			continue;
 		pl->defer_tgt[i] = true;
@@ -83,7 +83,7 @@ int xs_plan_defer(struct xs_plan *pl)
 		const struct xs_model_backend *b = &m->be[i];
 
 		id = b->s.place.id;
-		if (id == XS_NO_TARGET || !(pl->all[id].flags & XS_TARGET_F_ACTIVE) ||
+		if (id == XS_NO_TARGET || !pl->all[id].active ||
 		    xs_model_backend_of(pl, id, sv, nsv) == (int)i)
 			continue;
 		pl->defer_be[i] = true;

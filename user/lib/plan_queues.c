@@ -57,13 +57,13 @@ static __u32 xs_plan_target_id(const struct xs_plan *pl, __u32 i)
 	if (t->kind == XS_TARGET_CPU)
 		return t->cpu;
 	for (id = XS_DEV_BASE; id < XS_BACKEND_BASE; id++)
-		if ((all[id].flags & XS_TARGET_F_ACTIVE) && all[id].kind == XS_TARGET_DEV &&
+		if (all[id].active && all[id].kind == XS_TARGET_DEV &&
 		    all[id].ifindex == t->ifindex && !xs_plan_claimed(pl, id))
 			return id;
 	/* Never an id that is being removed in this same change: its old entry
 	 * must stay valid until the pool without it is published. */
 #define XS_FREE(i)                                                                            \
-	(!(all[i].flags & XS_TARGET_F_ACTIVE) && !(next[i].flags & XS_TARGET_F_ACTIVE) &&      \
+	(!all[i].active && !next[i].active &&      \
 	 !xs_plan_claimed(pl, i))
 	for (id = XS_DEV_BASE; id < XS_BACKEND_BASE; id++)
 		if (XS_FREE(id) && all[id].kind == XS_TARGET_DEV && all[id].ifindex == t->ifindex)
@@ -114,7 +114,7 @@ static int xs_plan_queue_targets(struct xs_plan *pl)
 	for (id = 0; id < XS_BACKEND_BASE; id++) {
 		struct xs_target none = { 0 };
 
-		if (!(all[id].flags & XS_TARGET_F_ACTIVE) || xs_model_keeps_target(pl, id))
+		if (!all[id].active || xs_model_keeps_target(pl, id))
 			continue;
 		xs_edit_shrink(e, id, ~0U);
 		none.kind = all[id].kind;
@@ -141,12 +141,12 @@ static int xs_plan_queue_targets(struct xs_plan *pl)
 				return -ENOSPC;
 			}
 			pl->tgt_id[i] = id;
-			exists = all[id].flags & XS_TARGET_F_ACTIVE;
+			exists = all[id].active;
 			if (exists != !pass)
 				continue;
 			xs_target_name(pl->h, &t, id, name, sizeof(name));
 			if (exists) {
-				bool was = all[id].flags & XS_TARGET_F_DRAIN;
+				bool was = all[id].drain;
 
 				err = xs_edit_existing(e, &next[id], id, ct->s.drain, 0);
 				if (err)
@@ -162,7 +162,8 @@ static int xs_plan_queue_targets(struct xs_plan *pl)
 				continue;
 			}
 			t.bucket = all[id].kind == t.kind ? all[id].bucket : XS_NO_TARGET;
-			t.flags = XS_TARGET_F_ACTIVE | (ct->s.drain ? XS_TARGET_F_DRAIN : 0);
+			t.active = true;
+			t.drain = ct->s.drain;
 			t.uid = xs_new_uid();
 			if (!ct->s.drain) {
 				err = xs_edit_grow(e, &all[id], id, 1);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* Pools (pool.h): read, built into inner maps, and the rules of their buckets. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,7 @@ int xs_pool_base(const struct xs_handle *h, __u32 *base)
 
 int xs_pool_read(const struct xs_handle *h, __u32 pool_id, struct xs_pool *p)
 {
-	union xs_pool_entry *vals = NULL;
+	struct xs_bucket *vals = NULL;
 	__u32 inner_id, n, i, base, slot, *keys = NULL;
 	int fd, err;
 
@@ -51,11 +52,10 @@ int xs_pool_read(const struct xs_handle *h, __u32 pool_id, struct xs_pool *p)
 			strerror(-err));
 		return err;
 	}
-	i = 0;
-	if (bpf_map_lookup_elem(fd, &i, &p->hdr)) {
+	if (bpf_map_lookup_elem(h->pool_hdrs_fd, &slot, &p->hdr)) {
 		err = -errno;
-		pr_warn("%s: cannot read pool %u header: %s\n", h->ifname, pool_id,
-			strerror(-err));
+		pr_warn("%s: cannot read pool %u header from xs_pool_hdrs: %s\n", h->ifname,
+			pool_id, strerror(-err));
 		goto out;
 	}
 	n = p->hdr.n_buckets;
@@ -72,7 +72,7 @@ int xs_pool_read(const struct xs_handle *h, __u32 pool_id, struct xs_pool *p)
 	if (!p->bucket || !keys || !vals)
 		goto out;
 	if (n) {
-		__u32 count = n + 1, out_batch;
+		__u32 count = n, out_batch;
 		LIBBPF_OPTS(bpf_map_batch_opts, bopts);
 
 		err = bpf_map_lookup_batch(fd, NULL, &out_batch, keys, vals, &count, &bopts);
@@ -82,14 +82,14 @@ int xs_pool_read(const struct xs_handle *h, __u32 pool_id, struct xs_pool *p)
 				strerror(-err));
 			goto out;
 		}
-		if (count < n + 1) {
+		if (count < n) {
 			err = -EIO;
-			pr_warn("%s: pool %u: read %u of %u entries\n", h->ifname, pool_id, count,
-				n + 1);
+			pr_warn("%s: pool %u: read %u of %u buckets\n", h->ifname, pool_id, count,
+				n);
 			goto out;
 		}
 		for (i = 0; i < n; i++)
-			p->bucket[i] = vals[i + 1].bucket.target;
+			p->bucket[i] = vals[i].target;
 	}
 	err = 0;
 out:
@@ -118,7 +118,7 @@ bool xs_pool_in_use(const struct xs_handle *h, __u32 id)
 
 /*
  * Pools are created here, not by libbpf, so give them the object's BTF:
- * then `bpftool map dump` prints union xs_pool_entry field by field.
+ * then `bpftool map dump` prints each struct xs_bucket by name.
  * Best effort: a pool without BTF works the same.
  */
 static void xs_pool_btf(const struct xs_handle *h, struct bpf_map_create_opts *copts)
@@ -134,7 +134,7 @@ static void xs_pool_btf(const struct xs_handle *h, struct bpf_map_create_opts *c
 	if (!btf)
 		return;
 	key = btf__find_by_name_kind(btf, "__u32", BTF_KIND_TYPEDEF);
-	val = btf__find_by_name_kind(btf, "xs_pool_entry", BTF_KIND_UNION);
+	val = btf__find_by_name_kind(btf, "xs_bucket", BTF_KIND_STRUCT);
 	btf__free(btf);
 	if (key <= 0 || val <= 0)
 		return;
@@ -154,15 +154,16 @@ int xs_pool_build(const struct xs_handle *h, __u32 pool_id, const struct xs_pool
 {
 	LIBBPF_OPTS(bpf_map_create_opts, copts, .map_flags = BPF_F_INNER_MAP);
 	LIBBPF_OPTS(bpf_map_batch_opts, bopts);
-	union xs_pool_entry *vals = NULL;
-	__u32 n = p->hdr.n_buckets, count = n + 1, i, *keys = NULL;
+	struct xs_bucket *vals = NULL;
+	/* An array has at least one entry: an empty pool holds one hole, never read. */
+	__u32 n = p->hdr.n_buckets, count = n ? n : 1, i, *keys = NULL;
 	char name[16];
 	int fd, err;
 
 	snprintf(name, sizeof(name), "xs_pool%u", pool_id);
 	xs_pool_btf(h, &copts);
-	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, name, sizeof(__u32), sizeof(union xs_pool_entry),
-			    n + 1, &copts);
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, name, sizeof(__u32), sizeof(struct xs_bucket),
+			    count, &copts);
 	if (copts.btf_fd)
 		close(copts.btf_fd);
 	if (fd < 0) {
@@ -172,15 +173,14 @@ int xs_pool_build(const struct xs_handle *h, __u32 pool_id, const struct xs_pool
 		return err;
 	}
 	err = -ENOMEM;
-	keys = calloc(n + 1, sizeof(*keys));
-	vals = calloc(n + 1, sizeof(*vals));
+	keys = calloc(count, sizeof(*keys));
+	vals = calloc(count, sizeof(*vals));
 	if (!keys || !vals)
 		goto out;
-	for (i = 0; i <= n; i++)
+	for (i = 0; i < count; i++) {
 		keys[i] = i;
-	vals[0].hdr = p->hdr;
-	for (i = 0; i < n; i++)
-		vals[i + 1].bucket.target = p->bucket[i];
+		vals[i].target = i < n ? p->bucket[i] : XS_NO_TARGET;
+	}
 	if (bpf_map_update_batch(fd, keys, vals, &count, &bopts) || bpf_map_freeze(fd)) {
 		err = -errno;
 		pr_warn("%s: cannot fill pool %u: %s\n", h->ifname, pool_id, strerror(-err));
@@ -240,8 +240,12 @@ __u32 xs_seed_digest(const __u64 seed[2])
 	struct xs_pool p = { 0 };
 
 	/* The pool digest of an empty pool that holds only @seed, under a fixed tag. */
+	static const __u32 tag = 0x5eed;
+
 	memcpy(p.hdr.seed, seed, sizeof(p.hdr.seed));
-	p.hdr.flags = 0x5eed;
+	/* Where the header once held flags: the same bytes, so the same digest as before. */
+	memcpy((unsigned char *)&p.hdr + offsetof(struct xs_pool_hdr, own_fields), &tag,
+	       sizeof(tag));
 	return xs_pool_digest(&p);
 }
 

@@ -274,17 +274,17 @@ void xs_edit_first_bucket(const struct xs_pool_edit *e, struct xs_target *t, __u
 int xs_edit_existing(struct xs_pool_edit *e, struct xs_target *cur, __u32 id, bool drain,
 			    __u16 weight)
 {
-	bool was = cur->flags & XS_TARGET_F_DRAIN;
+	bool was = cur->drain;
 	__u32 wo = cur->weight ? cur->weight : 1, wn = weight ? weight : 1;
 	int err = 0;
 
 	if (drain && !was) {
 		xs_edit_drain(e, cur, id, true);
-		cur->flags |= XS_TARGET_F_DRAIN;
+		cur->drain = true;
 	} else if (!drain && was) {
 		cur->weight = weight;
 		err = xs_edit_drain(e, cur, id, false);
-		cur->flags &= ~XS_TARGET_F_DRAIN;
+		cur->drain = false;
 		xs_edit_first_bucket(e, cur, id);
 		return err < 0 ? err : 0;
 	}

@@ -50,7 +50,8 @@ int xs_parse_service(const char *s, struct xs_service_key *key)
 int xs_format_service(const struct xs_service_key *key, char *buf, size_t len)
 {
 	char addr[INET6_ADDRSTRLEN], port[8], pbuf[8];
-	bool v4 = !key->vip[0] && !key->vip[1] && key->vip[2] == htonl(0xffff);
+	bool v4 = !XS_W32C(key->vip, 0) && !XS_W32C(key->vip, 1) &&
+		  XS_W32C(key->vip, 2) == htonl(0xffff);
 
 	xs_format_addr(key->vip, addr, sizeof(addr));
 	if (key->port)
@@ -104,8 +105,9 @@ int xs_services_list(const struct xs_handle *h, struct xs_service_entry **out, _
 }
 
 /* "A.B.C.D/N" or "X::Y/N": the prefix, and how many low bits vary per flow. */
-int xs_parse_cidr(const char *s, int family, __be32 *addr, __u8 *host_bits)
+int xs_parse_cidr(const char *s, int family, void *addr16, __u8 *host_bits)
 {
+	xs_w32 *addr = addr16;
 	char buf[INET6_ADDRSTRLEN + 5], *slash;
 	__u32 plen, max = family == AF_INET ? 32 : 128;
 	__be32 a[4] = { 0 };
@@ -138,8 +140,11 @@ int xs_parse_cidr(const char *s, int family, __be32 *addr, __u8 *host_bits)
 	return 0;
 }
 
-bool xs_addr_is_local(const __be32 addr[4])
+bool xs_addr_is_local(const void *addr16)
 {
+	__be32 addr[4];
+
+	memcpy(addr, addr16, sizeof(addr));
 	bool v4 = !addr[0] && !addr[1] && addr[2] == htonl(0xffff), found = false;
 	struct ifaddrs *ifa, *i;
 
@@ -209,8 +214,8 @@ int xs_parse_backend(const char *s, struct xs_target *t)
 	t->kind = XS_TARGET_BACKEND;
 	if (inet_pton(AF_INET, s, &a4) == 1) {
 		t->family = 4;
-		t->addr[2] = htonl(0xffff);
-		t->addr[3] = a4.s_addr;
+		XS_W32(t->addr, 2) = htonl(0xffff);
+		XS_W32(t->addr, 3) = a4.s_addr;
 		return 0;
 	}
 	if (inet_pton(AF_INET6, s, &a6) == 1) {
@@ -234,7 +239,34 @@ __u32 xs_backend_uid(void)
 
 bool xs_service_same(const struct xs_service *a, const struct xs_service *b)
 {
-	return a->encap == b->encap && a->src4 == b->src4 && a->src4_bits == b->src4_bits &&
+	return a->encap == b->encap && !memcmp(a->src4, b->src4, sizeof(a->src4)) &&
+	       a->src4_bits == b->src4_bits &&
 	       !memcmp(a->src6, b->src6, sizeof(a->src6)) && a->src6_bits == b->src6_bits &&
 	       a->quic == b->quic;
+}
+
+/* Adjust xs_self.n_services by @delta: 0 lets packets skip the service lookup. */
+int xs_self_services(const struct xs_handle *h, int delta)
+{
+	struct xs_self self;
+	__u32 zero = 0;
+
+	if (bpf_map_lookup_elem(h->self_fd, &zero, &self))
+		return -errno;
+	self.n_services = (__u32)((int)self.n_services + delta);
+	return bpf_map_update_elem(h->self_fd, &zero, &self, BPF_ANY) ? -errno : 0;
+}
+
+/* xs_vips counts services per address: echo replies and "is a VIP" checks. */
+int xs_vip_ref(const struct xs_handle *h, const struct xs_service_key *key, int delta)
+{
+	struct xs_service_key vk = { 0 };
+	struct xs_vip v = { 0 };
+
+	memcpy(vk.vip, key->vip, sizeof(vk.vip));
+	bpf_map_lookup_elem(h->vips_fd, &vk, &v);
+	v.services = (__u32)((int)v.services + delta);
+	if (!v.services)
+		return bpf_map_delete_elem(h->vips_fd, &vk) && errno != ENOENT ? -errno : 0;
+	return bpf_map_update_elem(h->vips_fd, &vk, &v, BPF_ANY) ? -errno : 0;
 }

@@ -22,9 +22,9 @@ int xs_service_get(const struct xs_handle *h, const struct xs_service_key *key,
 		   struct xs_service *svc);
 /* All services, sorted by id; *n set. Caller frees. */
 int xs_services_list(const struct xs_handle *h, struct xs_service_entry **out, __u32 *n);
-int xs_parse_cidr(const char *s, int family, __be32 *addr, __u8 *host_bits);
+int xs_parse_cidr(const char *s, int family, void *addr, __u8 *host_bits);
 /* Is @addr (IPv4-mapped or IPv6) configured on any interface of this namespace? */
-bool xs_addr_is_local(const __be32 addr[4]);
+bool xs_addr_is_local(const void *addr16);
 /* Make every interface a possible egress for tunnelled and L2 traffic. */
 int xs_tx_ports_sync(const struct xs_handle *h);
 
@@ -38,5 +38,10 @@ __u32 xs_backend_uid(void);
 
 /* Same delivery (encap, tunnel sources)? The id is not compared. */
 bool xs_service_same(const struct xs_service *a, const struct xs_service *b);
+
+/* Adjust xs_self.n_services by @delta: 0 lets packets skip the service lookup. */
+int xs_self_services(const struct xs_handle *h, int delta);
+/* Count one more (+1) or one fewer (-1) service on @key's VIP in xs_vips. */
+int xs_vip_ref(const struct xs_handle *h, const struct xs_service_key *key, int delta);
 
 #endif /* XS_SERVICE_H */

@@ -329,7 +329,7 @@ int xs_service_spec_set(struct xs_service_spec *s, const char *key, const char *
 	case 7:
 		if (xs_name_parse(xs_onoff_names, val, "quic", &v))
 			return -EINVAL;
-		if (v && s->key.proto != IPPROTO_UDP) {
+		if (v && s->key.proto != XS_IPPROTO_UDP) {
 			pr_warn("quic: applies to udp services only\n");
 			return -EINVAL;
 		}

@@ -182,7 +182,7 @@ int xs_pinned_counts(const struct xs_handle *h, const struct xs_target *all, __u
 		for (i = 0; i < n; i++) {
 			__u32 t = vals[i].target;
 
-			if (t < XS_MAX_TARGETS && (all[t].flags & XS_TARGET_F_ACTIVE) &&
+			if (t < XS_MAX_TARGETS && all[t].active &&
 			    all[t].uid == vals[i].uid &&
 			    !xs_pin_expired(&vals[i], keys[i].proto, now, &self.timeouts))
 				counts[t]++;

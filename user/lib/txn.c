@@ -32,36 +32,11 @@ struct xs_txn {
 	const struct xs_handle *h;
 	__u32 base;				/* live generation at begin */
 	__u8 pool[XS_MAX_POOLS];		/* enum xs_stage */
-	int fd[XS_MAX_POOLS];			/* XS_SET: the new pool's map */
+	int fd[XS_MAX_POOLS];			/* XS_SET: the new pool's buckets ... */
+	struct xs_pool_hdr hdr[XS_MAX_POOLS];	/* ... and its header */
 	struct xs_txn_svc *svc;			/* services to add, change or remove */
 	__u32 n_svc, cap_svc;
 };
-
-/* Adjust xs_self.n_services by @delta: 0 lets packets skip the service lookup. */
-static int xs_self_services(const struct xs_handle *h, int delta)
-{
-	struct xs_self self;
-	__u32 zero = 0;
-
-	if (bpf_map_lookup_elem(h->self_fd, &zero, &self))
-		return -errno;
-	self.n_services = (__u32)((int)self.n_services + delta);
-	return bpf_map_update_elem(h->self_fd, &zero, &self, BPF_ANY) ? -errno : 0;
-}
-
-/* xs_vips counts services per address: echo replies and "is a VIP" checks. */
-static int xs_vip_ref(const struct xs_handle *h, const struct xs_service_key *key, int delta)
-{
-	struct xs_service_key vk = { 0 };
-	struct xs_vip v = { 0 };
-
-	memcpy(vk.vip, key->vip, sizeof(vk.vip));
-	bpf_map_lookup_elem(h->vips_fd, &vk, &v);
-	v.services = (__u32)((int)v.services + delta);
-	if (!v.services)
-		return bpf_map_delete_elem(h->vips_fd, &vk) && errno != ENOENT ? -errno : 0;
-	return bpf_map_update_elem(h->vips_fd, &vk, &v, BPF_ANY) ? -errno : 0;
-}
 
 struct xs_txn *xs_txn_begin(const struct xs_handle *h)
 {
@@ -117,6 +92,7 @@ int xs_txn_pool(struct xs_txn *t, __u32 id, struct xs_pool *p)
 	if (t->fd[id] >= 0)
 		close(t->fd[id]);
 	t->fd[id] = fd;
+	t->hdr[id] = p->hdr;
 	t->pool[id] = XS_SET;
 	return 0;
 }
@@ -184,6 +160,8 @@ struct xs_txn_writes {
 	__u32 n_drop;
 	struct xs_service *was;	/* both halves of xs_service_by_id, as read */
 	struct xs_service *svc;	/* the same, with the inactive half as it must be */
+	struct xs_pool_hdr *hdr_was;	/* both halves of xs_pool_hdrs, as read */
+	struct xs_pool_hdr *hdr;	/* the same, with the inactive half as it must be */
 };
 
 static void xs_writes_free(struct xs_txn_writes *w)
@@ -197,10 +175,12 @@ static void xs_writes_free(struct xs_txn_writes *w)
 	free(w->drop);
 	free(w->was);
 	free(w->svc);
+	free(w->hdr_was);
+	free(w->hdr);
 }
 
-/* Both generations of xs_service_by_id in one read. */
-static int xs_read_services(const struct xs_handle *h, struct xs_service *all)
+/* Both generations of xs_service_by_id or xs_pool_hdrs (@name) in one read. */
+static int xs_read_halves(const struct xs_handle *h, int fd, const char *name, void *all)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, bopts);
 	__u32 count = 2 * XS_MAX_POOLS, out_batch, *keys = calloc(count, sizeof(*keys));
@@ -208,13 +188,13 @@ static int xs_read_services(const struct xs_handle *h, struct xs_service *all)
 
 	if (!keys)
 		return -ENOMEM;
-	if (bpf_map_lookup_batch(h->service_by_id_fd, NULL, &out_batch, keys, all, &count,
-				 &bopts) && errno != ENOENT)
+	if (bpf_map_lookup_batch(fd, NULL, &out_batch, keys, all, &count, &bopts) &&
+	    errno != ENOENT)
 		err = -errno;
 	else if (count != 2 * XS_MAX_POOLS)
 		err = -EIO;
 	if (err)
-		pr_warn("%s: cannot read xs_service_by_id: %s\n", h->ifname, strerror(-err));
+		pr_warn("%s: cannot read %s: %s\n", h->ifname, name, strerror(-err));
 	free(keys);
 	return err;
 }
@@ -230,15 +210,26 @@ static int xs_txn_gather(struct xs_txn *t, __u32 next, struct xs_txn_writes *w)
 	w->drop = calloc(XS_MAX_POOLS, sizeof(*w->drop));
 	w->was = calloc(2 * XS_MAX_POOLS, sizeof(*w->was));
 	w->svc = calloc(2 * XS_MAX_POOLS, sizeof(*w->svc));
-	if (!w->keys || !w->fds || !w->drop || !w->was || !w->svc)
+	w->hdr_was = calloc(2 * XS_MAX_POOLS, sizeof(*w->hdr_was));
+	w->hdr = calloc(2 * XS_MAX_POOLS, sizeof(*w->hdr));
+	if (!w->keys || !w->fds || !w->drop || !w->was || !w->svc || !w->hdr_was || !w->hdr)
 		return -ENOMEM;
-	err = xs_read_services(h, w->was);
+	err = xs_read_halves(h, h->service_by_id_fd, "xs_service_by_id", w->was) ?:
+	      xs_read_halves(h, h->pool_hdrs_fd, "xs_pool_hdrs", w->hdr_was);
 	if (err)
 		return err;
 	memcpy(w->svc, w->was, 2 * XS_MAX_POOLS * sizeof(*w->svc));
-	/* From here w->svc[next + id] is what the inactive half must become. */
-	for (id = 0; id < XS_MAX_POOLS; id++)
+	memcpy(w->hdr, w->hdr_was, 2 * XS_MAX_POOLS * sizeof(*w->hdr));
+	/* From here w->svc[next + id] and w->hdr[next + id] are what the inactive half must become. */
+	for (id = 0; id < XS_MAX_POOLS; id++) {
 		w->svc[next + id] = w->svc[t->base + id];
+		if (t->pool[id] == XS_SET)
+			w->hdr[next + id] = t->hdr[id];
+		else if (t->pool[id] == XS_DROP)
+			memset(&w->hdr[next + id], 0, sizeof(w->hdr[0]));
+		else
+			w->hdr[next + id] = w->hdr[t->base + id];
+	}
 	for (i = 0; i < t->n_svc; i++) {
 		struct xs_txn_svc *s = &t->svc[i];
 
@@ -284,11 +275,16 @@ static int xs_txn_write_next(const struct xs_handle *h, __u32 next, struct xs_tx
 
 	for (i = 0; !err && i < XS_MAX_POOLS; i++) {
 		slot = next + i;
-		if (!memcmp(&w->was[slot], &w->svc[slot], sizeof(w->was[0])))
-			continue;
-		if (bpf_map_update_elem(h->service_by_id_fd, &slot, &w->svc[slot], BPF_ANY)) {
+		if (memcmp(&w->was[slot], &w->svc[slot], sizeof(w->was[0])) &&
+		    bpf_map_update_elem(h->service_by_id_fd, &slot, &w->svc[slot], BPF_ANY)) {
 			err = -errno;
 			pr_warn("%s: cannot write xs_service_by_id[%u]: %s\n", h->ifname, slot,
+				strerror(-err));
+		}
+		if (!err && memcmp(&w->hdr_was[slot], &w->hdr[slot], sizeof(w->hdr[0])) &&
+		    bpf_map_update_elem(h->pool_hdrs_fd, &slot, &w->hdr[slot], BPF_ANY)) {
+			err = -errno;
+			pr_warn("%s: cannot write xs_pool_hdrs[%u]: %s\n", h->ifname, slot,
 				strerror(-err));
 		}
 	}

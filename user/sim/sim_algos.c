@@ -55,9 +55,9 @@ const unsigned int xs_sim_nalgos = XS_ARRAY_SIZE(xs_sim_algos);
 void xs_sim_flow_key(__u64 i, struct xs_flow_key *k)
 {
 	memset(k, 0, sizeof(*k));
-	k->src[2] = k->dst[2] = htonl(0xffff);
-	k->src[3] = htonl(0x0a000000u | (__u32)((i >> 16) & 0xffffff));
-	k->dst[3] = htonl(0xc0000201u);
+	XS_W32(k->src, 2) = XS_W32(k->dst, 2) = htonl(0xffff);
+	XS_W32(k->src, 3) = htonl(0x0a000000u | (__u32)((i >> 16) & 0xffffff));
+	XS_W32(k->dst, 3) = htonl(0xc0000201u);
 	k->sport = htons((__u16)i);
 	k->dport = htons(443);
 	k->proto = 6;
