@@ -36,8 +36,7 @@ static int xs_dp_targets(const struct xs_handle *h, const struct xs_target *all,
 		id = in_pool ? pool->bucket[i] : i - pool->hdr.n_buckets;
 		if (id >= XS_BACKEND_BASE || seen[id])
 			continue; /* a hole, a backend, or a target with several slots */
-		if (!in_pool && (all[id].flags & (XS_TARGET_F_ACTIVE | XS_TARGET_F_DRAIN)) !=
-					(XS_TARGET_F_ACTIVE | XS_TARGET_F_DRAIN))
+		if (!in_pool && !(all[id].active && all[id].drain))
 			continue;
 		seen[id] = true;
 		t = &s->targets[s->n_targets++];
@@ -86,7 +85,7 @@ static int xs_dp_services(const struct xs_handle *h, const struct xs_target *all
 			b->service = svc;
 			xs_format_addr(all[t].addr, b->addr, sizeof(b->addr));
 			b->pinned = pinned[t];
-			b->draining = !!(all[t].flags & XS_TARGET_F_DRAIN);
+			b->draining = all[t].drain;
 			b->weight = all[t].weight;
 			err = xs_stats_read(h, t, &b->st, NULL);
 		}

@@ -154,7 +154,7 @@ static int xs_redirects_move(const char *ifname)
 	err = xs_open(ifname, &h);
 	err = err ?: xs_targets_read(&h, all);
 	for (id = 0; !err && id < XS_BACKEND_BASE; id++)
-		if (all[id].flags & XS_TARGET_F_ACTIVE) {
+		if (all[id].active) {
 			err = xs_redirect_set(&h, id, &all[id]);
 			moved++;
 		}
