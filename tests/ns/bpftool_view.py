@@ -97,6 +97,12 @@ class Checker:
             if not isinstance(val, str) or val not in names:
                 self.fail(where, "enum %s printed as %r, not by name" % (t.get("name"), val))
         elif kind == "ARRAY":
+            elem = self.resolve(types, t["type_id"])
+            if elem["kind"] == "INT" and (elem.get("encoding") == "CHAR" or elem.get("name") == "char"):
+                # A char array is text, and bpftool prints it as a string.
+                if not isinstance(val, str) or len(val) >= t["nr_elems"]:
+                    self.fail(where, "char array printed as %r, not as a string" % (val,))
+                return
             if not isinstance(val, list) or len(val) != t["nr_elems"]:
                 self.fail(where, "array printed as %r" % (val,))
                 return
