@@ -60,6 +60,12 @@ enum xs_target_kind {
 #define XS_TARGET_F_ACTIVE (1U << 0)
 /* Draining: out of the pool (no new flows), still ACTIVE (pinned flows stay). */
 #define XS_TARGET_F_DRAIN (1U << 1)
+/*
+ * Down: its health check took it out (docs/health.md). Like DRAIN it holds no
+ * slot; unlike DRAIN it was put there by the agent, not the operator, and
+ * comes back by itself. The data plane reads neither flag, only ACTIVE.
+ */
+#define XS_TARGET_F_DOWN (1U << 2)
 
 /* xs_targets value: what a target id delivers to. */
 struct xs_target {

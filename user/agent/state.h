@@ -11,6 +11,7 @@
 #include "agent.h"
 #include "bgp.h"
 #include "etcd.h"
+#include "health.h"
 #include "watch.h"
 
 #define XS_AGENT_ERR_LEN 512
@@ -20,6 +21,7 @@ struct xs_agent_iface {
 	__u32 prog_id;		/* the attachment the last commit went to; 0: none seen */
 	long long applied;	/* the revision it runs (applied to this attachment); 0: none */
 	char error[XS_AGENT_ERR_LEN]; /* why the newest revision is not applied, or "" */
+	__u32 epoch;		/* state mode: the xs_epoch its probes were synced at */
 };
 
 /* The two keys the configuration is read from, in this order. */
@@ -67,6 +69,10 @@ struct xs_agent {
 	/* file mode */
 	struct xs_files files;
 	long long pending_at;		/* apply once quiet past this (ms), 0: nothing pending */
+
+	/* Health checks, in every mode; state mode: no files, no etcd, the running state. */
+	struct xs_checker chk;
+	bool state_mode;
 
 	/* BGP and control */
 	struct xs_bgp bgp;

@@ -64,11 +64,14 @@ int xs_cmd_agent(const struct xs_args *a)
 	for (i = 0; i < a->npos; i++)
 		if (o.n_ifaces < XS_AGENT_MAX_IFACES)
 			o.ifaces[o.n_ifaces++] = a->pos[i];
-	/* Without a source, the one word is a request to the running agent. */
-	if (!o.n_files && !o.etcd.endpoints && o.n_ifaces == 1)
+	/* Without a source, a request word goes to the running agent; else it names an interface. */
+	if (!o.n_files && !o.etcd.endpoints && o.n_ifaces == 1 &&
+	    (!strcmp(o.ifaces[0], "drain") || !strcmp(o.ifaces[0], "undrain") ||
+	     !strcmp(o.ifaces[0], "status")))
 		return xs_agent_control(o.run_dir, o.ifaces[0]);
-	if (!o.n_files == !o.etcd.endpoints) {
-		pr_warn("agent: follow either etcd (--etcd URL) or files (-f FILE), one of the two\n");
+	if (o.n_files && o.etcd.endpoints) {
+		pr_warn("agent: follow etcd (--etcd URL), files (-f FILE), or neither (the running "
+			"state, for its health checks), not both\n");
 		return -EINVAL;
 	}
 	if (!o.n_ifaces) {

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "cli.h"
 #include "commands.h"
+#include "health_state.h"
 #include "json.h"
 #include "log.h"
 #include "names.h"
@@ -90,17 +91,19 @@ static int xs_print_services(const struct xs_handle *h, const struct xs_target *
 	struct xs_service_entry *sv = NULL;
 	struct xs_service_stats ss;
 	struct xs_target_stats ts;
+	struct xs_health_state hs = { 0 };
 	__u32 n, i, t;
 	int err;
 
 	err = xs_services_list(h, &sv, &n);
 	if (err)
 		return err;
+	xs_health_read(NULL, h->ifname, &hs);
 	if (!arr && n)
 		printf("\n%-28s %12s %14s %10s %8s\n", "service / backend", "packets", "bytes",
 		       "no_backend", "too_big");
 	for (i = 0; i < n && !err; i++) {
-		char name[80], addr[INET6_ADDRSTRLEN];
+		char name[80], addr[INET6_ADDRSTRLEN], hbuf[160];
 		xs_json *o = NULL, *bes = NULL;
 
 		err = xs_service_stats_read(h, sv[i].svc.id, &ss);
@@ -141,15 +144,18 @@ static int xs_print_services(const struct xs_handle *h, const struct xs_target *
 				xj_u64(b, "flows_opened", ts.opened);
 				xj_u64(b, "flows_closed", ts.closed);
 				xj_u64(b, "load", xs_stats_load(t, &ts));
+				xs_health_json(b, &hs, &sv[i].key, &all[t]);
 				xj_push(bes, b);
 			} else {
-				printf("  %-26s %12llu %14llu   %u pinned, %llu open%s\n", addr,
+				printf("  %-26s %12llu %14llu   %u pinned, %llu open%s%s\n", addr,
 				       (unsigned long long)ts.packets, (unsigned long long)ts.bytes,
 				       pinned[t], (unsigned long long)xs_stats_load(t, &ts),
-				       all[t].flags & XS_TARGET_F_DRAIN ? ", draining" : "");
+				       all[t].flags & XS_TARGET_F_DRAIN ? ", draining" : "",
+				       xs_health_text(&hs, &sv[i].key, &all[t], hbuf, sizeof(hbuf)));
 			}
 		}
 	}
+	xs_health_free(&hs);
 	free(sv);
 	return err;
 }
