@@ -51,7 +51,7 @@ int xs_cmd_service_list(const struct xs_args *a)
 	err = xs_targets_read(&h, all) ?: xs_services_list(&h, &sv, &n);
 	if (err)
 		goto out;
-	xs_health_read(NULL, h.ifname, &hs);
+	xs_health_read(xs_arg(a, "run-dir"), h.ifname, &hs);
 	for (i = 0; i < n; i++) {
 		struct xs_pool pool;
 		char name[80], addr[INET6_ADDRSTRLEN], src4[INET_ADDRSTRLEN],

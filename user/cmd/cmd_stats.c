@@ -86,7 +86,7 @@ static void xs_print_target(const struct xs_handle *h, const struct xs_target *t
 
 /* Per service: its counters, then each backend's. @arr: --json, else text. */
 static int xs_print_services(const struct xs_handle *h, const struct xs_target *all,
-			     const __u32 *pinned, xs_json *arr)
+			     const __u32 *pinned, xs_json *arr, const char *run_dir)
 {
 	struct xs_service_entry *sv = NULL;
 	struct xs_service_stats ss;
@@ -98,7 +98,7 @@ static int xs_print_services(const struct xs_handle *h, const struct xs_target *
 	err = xs_services_list(h, &sv, &n);
 	if (err)
 		return err;
-	xs_health_read(NULL, h->ifname, &hs);
+	xs_health_read(run_dir, h->ifname, &hs);
 	if (!arr && n)
 		printf("\n%-28s %12s %14s %10s %8s\n", "service / backend", "packets", "bytes",
 		       "no_backend", "too_big");
@@ -227,7 +227,7 @@ int xs_cmd_stats(const struct xs_args *a)
 			goto out;
 		xs_print_target(&h, &all[i], i, -1, pinned[i], &sum, pc, tgts, per_cpu);
 	}
-	err = xs_print_services(&h, all, pinned, svcs);
+	err = xs_print_services(&h, all, pinned, svcs, xs_arg(a, "run-dir"));
 	if (err)
 		goto out;
 	if (!json)

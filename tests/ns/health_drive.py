@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+"""Backends and clients for the health-check tests (test_health.sh).
+
+serve:   an HTTP server on PORT that answers every GET with its --id, until killed.
+clients: N clients, each making one connection after another to VIP:PORT for
+         SECONDS; every connection's start time, source port, backend (the id it
+         answered) or error goes to --out as JSON lines are collected.
+"""
+import argparse
+import asyncio
+import json
+import socket
+import sys
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+def cmd_serve(a):
+    ident = a.id.encode()
+
+    class H(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.0"
+
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(ident)))
+            self.end_headers()
+            self.wfile.write(ident)
+
+        def log_message(self, *args):
+            pass
+
+    ThreadingHTTPServer.allow_reuse_address = True
+    srv = ThreadingHTTPServer(("0.0.0.0", a.port), H)
+    srv.daemon_threads = True
+    if a.ready:
+        open(a.ready, "w").close()
+    srv.serve_forever()
+
+
+async def one(a, t0, rec):
+    start = time.monotonic() - t0
+    r = {"t": round(start, 4)}
+    w = None
+    try:
+        rd, w = await asyncio.wait_for(asyncio.open_connection(a.vip, a.port), a.timeout)
+        r["sport"] = w.get_extra_info("sockname")[1]
+        w.write(b"GET / HTTP/1.0\r\nHost: vip\r\n\r\n")
+        body = await asyncio.wait_for(rd.read(), a.timeout)
+        head, _, ident = body.partition(b"\r\n\r\n")
+        if not head.startswith(b"HTTP/1.0 200"):
+            r["error"] = "bad answer: %r" % head[:40]
+        else:
+            r["backend"] = ident.decode()
+    except (OSError, asyncio.TimeoutError) as e:
+        r["error"] = type(e).__name__ + (": " + e.strerror if getattr(e, "strerror", None) else "")
+    finally:
+        if w:
+            w.close()
+    rec.append(r)
+
+
+async def client(a, t0, rec, k):
+    await asyncio.sleep(k * a.pause / a.clients)
+    while time.monotonic() - t0 < a.seconds:
+        await one(a, t0, rec)
+        await asyncio.sleep(a.pause)
+
+
+async def clients(a):
+    rec = []
+    t0 = time.monotonic()
+    if a.start_file:
+        with open(a.start_file, "w") as f:
+            f.write("%.6f\n" % time.clock_gettime(time.CLOCK_MONOTONIC))
+    await asyncio.gather(*(client(a, t0, rec, k) for k in range(a.clients)))
+    with open(a.out, "w") as f:
+        json.dump({"t0": t0, "connections": rec}, f)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("serve")
+    p.add_argument("--id", required=True)
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--ready")
+    p = sub.add_parser("clients")
+    p.add_argument("--vip", required=True)
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--clients", type=int, default=200)
+    p.add_argument("--seconds", type=float, required=True)
+    p.add_argument("--pause", type=float, default=0.5, help="between one client's connections")
+    p.add_argument("--timeout", type=float, default=2)
+    p.add_argument("--start-file", help="written with CLOCK_MONOTONIC when the clients start")
+    p.add_argument("--out", required=True)
+    a = ap.parse_args()
+    if a.cmd == "serve":
+        cmd_serve(a)
+    else:
+        asyncio.run(clients(a))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
