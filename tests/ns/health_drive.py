@@ -18,12 +18,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 def cmd_serve(a):
     ident = a.id.encode()
+    served = [0]
 
     class H(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.0"
 
         def do_GET(self):
-            self.send_response(200)
+            served[0] += 1
+            # --flap: the health path fails every other time.
+            bad = a.flap and self.path == "/health" and served[0] % 2 == 0
+            self.send_response(500 if bad else 200)
             self.send_header("Content-Length", str(len(ident)))
             self.end_headers()
             self.wfile.write(ident)
@@ -86,6 +90,7 @@ def main():
     p.add_argument("--id", required=True)
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--ready")
+    p.add_argument("--flap", action="store_true", help="answer /health with 500 every other time")
     p = sub.add_parser("clients")
     p.add_argument("--vip", required=True)
     p.add_argument("--port", type=int, required=True)

@@ -8,7 +8,7 @@
 # xs_pools holds the inner map ids: any publish, even of an equal pool, shows.
 dump_state() {
 	local d=$PIN_ROOT/$IF_STEER m
-	for m in xs_pools pool0 xs_targets xs_services xs_service_by_id xs_vips xs_cpumap \
+	for m in xs_pools pool0 xs_targets xs_services xs_checks xs_service_by_id xs_vips xs_cpumap \
 		xs_devmap xs_dev_ids xs_self; do
 		echo "== $m"
 		"$BPFTOOL" map dump pinned "$d/$m"
