@@ -338,8 +338,11 @@ static void xs_agent_health(struct xs_agent *a, long long now)
 	} else if (any && a->have_config) {
 		xs_agent_apply(a);
 	}
-	if (any)
+	if (any) {
+		/* How long a change took to be live: part of the time to take a backend out. */
+		printf("health: committed in %lld ms\n", xs_agent_now_ms() - now);
 		xs_agent_announce(a);
+	}
 	xs_checker_save(&a->chk);
 }
 
