@@ -22,6 +22,11 @@
 #include "state.h"
 
 #define XS_MAX_EVENTS 64
+/*
+ * Probes due within this much are started together: 500 probes spread over a
+ * second would otherwise wake the loop 500 times for their starts alone.
+ */
+#define XS_PROBE_SLACK_MS 20
 
 int xs_checker_init(struct xs_checker *c, const char *run_dir)
 {
@@ -37,6 +42,7 @@ void xs_checker_free(struct xs_checker *c)
 
 	for (i = 0; i < c->n; i++) {
 		xs_probe_stop(c->p[i], c->epfd);
+		free(c->p[i]->place);
 		free(c->p[i]);
 	}
 	free(c->p);
@@ -114,6 +120,7 @@ void xs_checker_sync(struct xs_checker *c, int ifc, const char *ifname, const st
 			p->in_model_down = b->s.down;
 			/* Spread over the interval: 500 probes are not one burst. */
 			p->next_at = now + (long long)((i * 7919U) % s->check.interval_ms);
+			c->next_at = 0; /* the next step looks at it */
 			c->dirty[ifc] = true;
 		}
 		if (!xs_check_same(&p->ck, &s->check)) {
@@ -125,6 +132,7 @@ void xs_checker_sync(struct xs_checker *c, int ifc, const char *ifname, const st
 	for (i = k = 0; i < c->n; i++) {
 		if (c->p[i]->ifc == ifc && !c->p[i]->seen) {
 			xs_probe_stop(c->p[i], c->epfd);
+			free(c->p[i]->place);
 			free(c->p[i]);
 			c->dirty[ifc] = true;
 			continue;
@@ -175,6 +183,7 @@ static void xs_probe_done(struct xs_checker *c, struct xs_probe *p, bool good)
 	c->dirty[p->ifc] = true;
 	if (now == was)
 		return;
+	c->urgent[p->ifc] = true;
 	xs_service_count(c, p, &up_before, &all);
 	p->h.state = now;
 	p->h.since = (__u64)time(NULL);
@@ -221,6 +230,9 @@ void xs_checker_step(struct xs_checker *c, long long now)
 		if (n < XS_MAX_EVENTS)
 			break;
 	}
+	if (now < c->next_at)
+		return;
+	c->next_at = now + 1000;
 	for (k = 0; k < c->n; k++) {
 		struct xs_probe *p = c->p[k];
 
@@ -228,7 +240,7 @@ void xs_checker_step(struct xs_checker *c, long long now)
 			snprintf(p->h.error, sizeof(p->h.error), "timeout_%ums", p->ck.timeout_ms);
 			xs_probe_done(c, p, false);
 		}
-		if (p->fd < 0 && now >= p->next_at) {
+		if (p->fd < 0 && now + XS_PROBE_SLACK_MS >= p->next_at) {
 			p->next_at += p->ck.interval_ms;
 			if (p->next_at <= now) /* the loop was late: no burst of catch-up probes */
 				p->next_at = now + p->ck.interval_ms;
@@ -236,21 +248,17 @@ void xs_checker_step(struct xs_checker *c, long long now)
 			if (xs_probe_start(p, c->epfd))
 				xs_probe_done(c, p, false);
 		}
+		/* An answer ends a probe early: then its next start is further than its deadline. */
+		if (p->fd >= 0 && p->deadline < c->next_at)
+			c->next_at = p->deadline;
+		if (p->next_at < c->next_at)
+			c->next_at = p->next_at;
 	}
 }
 
 long long xs_checker_next(const struct xs_checker *c)
 {
-	long long t = xs_agent_now_ms() + 1000;
-	__u32 k;
-
-	for (k = 0; k < c->n; k++) {
-		long long d = c->p[k]->fd >= 0 ? c->p[k]->deadline : c->p[k]->next_at;
-
-		if (d < t)
-			t = d;
-	}
-	return t;
+	return c->next_at;
 }
 
 bool xs_checker_vip_down(const struct xs_checker *c, const __be32 *addr)
@@ -267,15 +275,25 @@ bool xs_checker_vip_down(const struct xs_checker *c, const __be32 *addr)
 	return false;
 }
 
+/*
+ * A change of state is written at once; counts at most once a second:
+ * rewriting the file after each of 500 probes a second would cost more
+ * than the probes.
+ */
+#define XS_HEALTH_SAVE_MS 1000
+
 void xs_checker_save(struct xs_checker *c)
 {
+	long long now = xs_agent_now_ms();
 	struct xs_health_state st;
 	__u32 k;
 	int ifc, err;
 
 	for (ifc = 0; ifc < 8; ifc++) {
-		if (!c->dirty[ifc])
+		if (!c->dirty[ifc] || (!c->urgent[ifc] && now - c->saved_at[ifc] < XS_HEALTH_SAVE_MS))
 			continue;
+		c->urgent[ifc] = false;
+		c->saved_at[ifc] = now;
 		st = (struct xs_health_state){ .written = (__u64)time(NULL), .pid = getpid() };
 		st.be = calloc(c->n ? c->n : 1, sizeof(*st.be));
 		if (!st.be)

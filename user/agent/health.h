@@ -24,9 +24,12 @@ struct xs_checker {
 	const char *run_dir;
 	struct xs_probe **p;
 	__u32 n, cap;
+	long long next_at;		/* the earliest deadline or start of any probe (ms) */
 	char ifname[8][IF_NAMESIZE];	/* by interface index, as the agent numbers them */
 	bool changed[8];		/* a backend went up or down: commit this interface */
-	bool dirty[8];			/* the health file is out of date */
+	bool dirty[8];			/* the health file is out of date: counts changed */
+	bool urgent[8];			/* and a state changed: written at once */
+	long long saved_at[8];		/* when it was last written (ms) */
 	/* Saved originals of the backends an overlay changed, put back by xs_checker_restore. */
 	struct xs_backend_spec *saved;
 	__u32 *saved_idx;

@@ -97,15 +97,16 @@ int xs_checker_overlay(struct xs_checker *c, int ifc, const struct xs_handle *h,
 		s->down = p->h.state == XS_HEALTH_DOWN;
 		s->redecide = s->down && p->ck.on_down == XS_DOWN_REDECIDE;
 		/* Where it sits now, before the commit that takes it out. */
-		if (s->down && !p->have_place && r && !r->down && !r->drain &&
+		if (s->down && !p->place && r && !r->down && !r->drain &&
 		    r->place.n_slots == r->t.weight) {
-			p->place = r->place;
-			p->have_place = true;
+			p->place = malloc(sizeof(*p->place));
+			if (p->place)
+				*p->place = r->place;
 		}
 		if (s->drain || s->place.n_slots)
 			continue; /* the operator's drain, or the model's own slots */
-		if (p->have_place && p->place.n_slots == s->t.weight)
-			s->place = p->place;
+		if (p->place && p->place->n_slots == s->t.weight)
+			s->place = *p->place;
 		else if (r && r->place.n_slots && (s->down || r->place.n_slots == s->t.weight))
 			s->place = r->place;
 	}
@@ -132,7 +133,8 @@ void xs_checker_committed(struct xs_checker *c, int ifc, bool ok)
 
 		if (p->ifc == ifc && p->returning) {
 			p->returning = false;
-			p->have_place = false;
+			free(p->place);
+			p->place = NULL;
 		}
 	}
 }

@@ -23,8 +23,9 @@ struct xs_probe {
 	struct xs_health_backend h;	/* what the health file says of it */
 	bool seen;			/* in the model the last sync saw */
 	bool in_model_down;		/* the running state has it down (a restarted agent) */
-	struct xs_place place;		/* where it sat before it went down */
-	bool have_place, returning;
+	/* Where it sat before it went down (out of line: 1 KiB, and only a down one has it). */
+	struct xs_place *place;
+	bool returning;
 };
 
 /* Open the socket and connect (or send): 0, or -1 with p->h.error set. */
