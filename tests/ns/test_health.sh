@@ -258,8 +258,49 @@ t_flap() {
 	agent_stop
 	grep "health:" "$T.agent" || true
 	n=$(grep -c "$(be4 3): \(down\|up again\)" "$T.agent" || true)
-	echo "state changes of the flapping backend in 20 probes: $n"
+	echo "state changes of the flapping backend in about 20 probes: $n"
 	assert_eq "state changes of the flapping backend" "$n" 0
+	for i in "${BES[@]}"; do unserve "$i"; done
+}
+
+# File mode: the agent re-applies its file, and the down backend stays down
+# (health is an overlay on every commit); restored, it is back in its slots.
+t_file_mode() {
+	local i f dead
+	T=$XS_TMP/filemode
+	dead=$(be4 2)
+	f=$T.conf
+	xs_detach_quiet "$NS_LB" "$IF_LB"
+	attach_in "$NS_LB" "$IF_LB" --seed "$SEED" >/dev/null
+	{
+		echo "seed $SEED"
+		echo "service $SVC check tcp interval $INTERVAL timeout $TIMEOUT rise $RISE fall $FALL"
+		for i in "${BES[@]}"; do echo "backend $SVC $(be4 "$i")"; done
+	} >"$f"
+	chmod 600 "$f"
+	for i in "${BES[@]}"; do serve "$i"; done
+	mkdir -p "$XS_TMP/run"
+	bg_start AGENT nsenter --net=/run/netns/"$NS_LB" -- "$XS" agent "$IF_LB" -f "$f" \
+		--run-dir "$XS_TMP/run" >"$T.agent" 2>&1
+	for i in "${BES[@]}"; do wait_health "$(be4 "$i")" up 5; done
+	lookups "$T.before"
+	unserve 2
+	wait_health "$dead" down 5
+	# A change of the file: re-applied, with the backend still out.
+	echo "# touched" >>"$f"
+	sleep 1.5
+	grep -c "plan for $IF_LB" "$T.agent" | sed 's/^/plans applied: /'
+	assert_eq "flows of $dead after the file was re-applied" \
+		"$(lookups "$T.during" && grep -c " $dead " "$T.during" || true)" 0
+	assert_eq "$dead in the running state" \
+		"$(lb service list "$IF_LB" --json | pyx "[b['health'] for b in d[0]['backends'] if b['backend'] == '$dead'][0]" -)" down
+	serve 2
+	wait_health "$dead" up 5
+	lookups "$T.after"
+	assert_eq "lookups that differ from before the failure (of $N_LOOKUP)" \
+		"$(diff "$T.before" "$T.after" | grep -c '^<' || true)" 0
+	agent_stop
+	grep "health:" "$T.agent"
 	for i in "${BES[@]}"; do unserve "$i"; done
 }
 
