@@ -223,7 +223,7 @@ static int xs_apply_checks(struct xs_plan *pl)
 		struct xs_plan_pool *pp = &pl->p[i];
 		const struct xs_check *want = pp->will ? &pp->new_check : &none;
 
-		if (!pp->had || !xs_check_same(&pp->old_check, want))
+		if (!xs_check_same(&pp->old_check, want))
 			err = xs_check_put(pl->h, &pp->key, want) ?: err;
 	}
 	return err;
