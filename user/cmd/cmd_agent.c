@@ -78,6 +78,14 @@ int xs_cmd_agent(const struct xs_args *a)
 		pr_warn("agent: name the interfaces to keep (IFACE...)\n");
 		return -EINVAL;
 	}
+	for (i = 1; i < o.n_ifaces; i++) {
+		for (int j = 0; j < i; j++) {
+			if (strcmp(o.ifaces[i], o.ifaces[j]))
+				continue;
+			pr_warn("agent: interface %s is named twice\n", o.ifaces[i]);
+			return -EINVAL;
+		}
+	}
 	if ((s = xs_arg(a, "lease-ttl"))) {
 		if (xs_parse_u32(s, "--lease-ttl", 2, 3600, &ttl))
 			return -EINVAL;
