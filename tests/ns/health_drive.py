@@ -69,6 +69,7 @@ async def one(a, t0, rec, sport):
     finally:
         if w:
             w.close()
+    r["end"] = round(time.monotonic() - t0, 4)
     rec.append(r)
 
 

@@ -204,12 +204,12 @@ t_kill_restore() {
 	local k o
 	k=$(pyx "round($t_kill - d['wall0'], 3)" "$T.clients.json")
 	o=$(pyx "round($t_out - d['wall0'], 3)" "$T.clients.json")
-	res=$(pyx "(lambda c: '%d connections, %d errors (%d before the kill, %d between the kill and the out, %d after)' % (len(c), sum('error' in r for r in c), sum('error' in r and r['t'] < $k for r in c), sum('error' in r and $k <= r['t'] <= $o for r in c), sum('error' in r and r['t'] > $o for r in c)))(d['connections'])" "$T.clients.json")
+	res=$(pyx "(lambda c: '%d connections, %d errors (%d ended before the kill, %d between the kill and the out, %d started after)' % (len(c), sum('error' in r for r in c), sum('error' in r and r['end'] < $k for r in c), sum('error' in r and r['end'] >= $k and r['t'] <= $o for r in c), sum('error' in r and r['t'] > $o for r in c)))(d['connections'])" "$T.clients.json")
 	echo "clients: $res (kill at t=$k s, out at t=$o s)"
 	echo "$res" >"$T.counts"
 	pyx "sorted({r['error'] for r in d['connections'] if 'error' in r})" "$T.clients.json"
-	assert_eq "client errors before the kill" \
-		"$(pyx "sum('error' in r and r['t'] < $k for r in d['connections'])" "$T.clients.json")" 0
+	assert_eq "client errors that ended before the kill" \
+		"$(pyx "sum('error' in r and r['end'] < $k for r in d['connections'])" "$T.clients.json")" 0
 	assert_eq "client errors that started after the backend was out" \
 		"$(pyx "sum('error' in r and r['t'] > $o for r in d['connections'])" "$T.clients.json")" 0
 	pyx "sorted({r['error'] for r in d['connections'] if 'error' in r})" "$T.clients.json"
