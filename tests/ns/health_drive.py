@@ -3,6 +3,7 @@
 """Backends and clients for the health-check tests (test_health.sh).
 
 serve:   an HTTP server on PORT that answers every GET with its --id, until killed.
+udp:     a UDP server on PORT: "ping" is answered "pong", a DNS query a DNS answer.
 clients: N clients, each making one connection after another to VIP:PORT for
          SECONDS; every connection's start time, source port, backend (the id it
          answered) or error goes to --out as JSON lines are collected.
@@ -47,6 +48,20 @@ def cmd_serve(a):
     if a.ready:
         open(a.ready, "w").close()
     srv.serve_forever()
+
+
+def cmd_udp(a):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("0.0.0.0", a.port))
+    if a.ready:
+        open(a.ready, "w").close()
+    while True:
+        data, peer = s.recvfrom(512)
+        if data.startswith(b"ping"):
+            s.sendto(b"pong " + a.id.encode(), peer)
+        elif len(data) >= 12:
+            # The query's id, QR and RA set, REFUSED: a server that serves, if not this name.
+            s.sendto(data[:2] + b"\x81\x85" + data[4:12], peer)
 
 
 async def one(a, t0, rec, sport):
@@ -100,6 +115,10 @@ def main():
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--ready")
     p.add_argument("--flap", action="store_true", help="answer /health with 500 every other time")
+    p = sub.add_parser("udp")
+    p.add_argument("--id", required=True)
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--ready")
     p = sub.add_parser("clients")
     p.add_argument("--vip", required=True)
     p.add_argument("--port", type=int, required=True)
@@ -112,6 +131,8 @@ def main():
     a = ap.parse_args()
     if a.cmd == "serve":
         cmd_serve(a)
+    elif a.cmd == "udp":
+        cmd_udp(a)
     else:
         asyncio.run(clients(a))
 

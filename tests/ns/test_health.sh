@@ -8,8 +8,9 @@
 # connection, with no client error but those it caused before it was out.
 # Restarted, it must come back after rise checks to exactly its old slots
 # (`xdpsteer lookup` of many flows identical to before). A flapping backend
-# is damped; bad settings in a file are refused with FILE:LINE, changing
-# nothing. Needs root; about 60 s; V=1 for detail.
+# is damped; a file re-applied keeps a down backend out; the udp and dns
+# kinds work; bad settings in a file are refused with FILE:LINE, changing
+# nothing. Needs root; about 80 s; V=1 for detail.
 #
 #   tests/ns/test_health.sh [--list | TEST...]   (default: every t_* function, in order)
 #
@@ -302,6 +303,39 @@ t_file_mode() {
 	agent_stop
 	grep "health:" "$T.agent"
 	for i in "${BES[@]}"; do unserve "$i"; done
+}
+
+# The datagram kinds: udp (a payload and the start of its answer) and dns.
+t_udp_dns() {
+	local kind svc i
+	T=$XS_TMP/udp
+	for kind in udp dns; do
+		svc=$VIP:53/udp
+		xs_detach_quiet "$NS_LB" "$IF_LB"
+		attach_in "$NS_LB" "$IF_LB" --seed "$SEED" >/dev/null
+		if [ "$kind" = udp ]; then
+			lb service add "$IF_LB" "$svc" --check udp --check-send ping --check-reply pong \
+				--interval "$INTERVAL" --timeout "$TIMEOUT" >/dev/null
+		else
+			lb service add "$IF_LB" "$svc" --check dns --interval "$INTERVAL" \
+				--timeout "$TIMEOUT" >/dev/null
+		fi
+		for i in 1 2; do
+			lb backend add "$IF_LB" "$svc" "$(be4 "$i")" >/dev/null
+			rm -f "$T.ready$i"
+			bg_start "SRV$i" nsenter --net=/run/netns/"$(be_ns "$i")" -- \
+				"$PYTHON" "$DRIVE" udp --id "$(be4 "$i")" --port 53 --ready "$T.ready$i"
+			wait_file "$T.ready$i" 10
+		done
+		SVC=$svc agent_start
+		SVC=$svc wait_health "$(be4 1)" up 5
+		SVC=$svc wait_health "$(be4 2)" up 5
+		unserve 2
+		SVC=$svc wait_health "$(be4 2)" down 5
+		echo "ok: $kind: $(grep "$(be4 2)" "$XS_TMP/run/health-$IF_LB")"
+		agent_stop
+		unserve 1
+	done
 }
 
 # Bad check settings in a file: FILE:LINE, nothing changed.
