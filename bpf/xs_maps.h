@@ -7,6 +7,7 @@
 #include <bpf/bpf_helpers.h>
 #include "xdpsteer.h"
 #include "xs_decision.h"
+#include "xs_check.h"
 
 /* Template for a pool; real pools are created by the CLI with their own size. */
 struct xs_pool_map {
@@ -206,6 +207,17 @@ struct {
 	__type(key, struct xs_service_key);
 	__type(value, struct xs_service);
 } xs_services SEC(".maps");
+
+/*
+ * Service -> its health check. Never read here: the agent's (docs/health.md),
+ * kept beside the services so that the pins hold the whole running state.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XS_MAX_SERVICES);
+	__type(key, struct xs_service_key);
+	__type(value, struct xs_check);
+} xs_checks SEC(".maps");
 
 /*
  * xs_self.pool_base + service id -> service: the live generation of every

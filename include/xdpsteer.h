@@ -73,7 +73,13 @@ struct xs_target {
 	__u32 uid;       /* changes each time the id is reused: invalidates pinned flows */
 	_Bool active;    /* the id is a target: pinned flows to it stay */
 	_Bool drain;     /* out of the pool (no new flows), still active (pinned flows stay) */
-	__u8 pad[2];
+	/*
+	 * Down: its health check took it out (docs/health.md). Like drain it holds
+	 * no slot; unlike drain the agent set it, not the operator, and it comes
+	 * back by itself. The data plane reads neither, only active.
+	 */
+	_Bool down;
+	__u8 pad;
 	__u32 bucket;    /* first bucket it holds, or held before removal */
 	__u32 service;   /* XS_TARGET_BACKEND: service id */
 	__u8 addr[16] XS_ADDR;   /* XS_TARGET_BACKEND: address */

@@ -9,7 +9,7 @@
 # xs_pool_hdrs the pools' headers, both generations.
 dump_state() {
 	local d=$PIN_ROOT/$IF_STEER m
-	for m in xs_pools xs_pool_hdrs pool0 xs_targets xs_services xs_service_by_id xs_vips xs_cpumap \
+	for m in xs_pools xs_pool_hdrs pool0 xs_targets xs_services xs_checks xs_service_by_id xs_vips xs_cpumap \
 		xs_devmap xs_dev_ids xs_self; do
 		echo "== $m"
 		"$BPFTOOL" map dump pinned "$d/$m"

@@ -137,8 +137,8 @@ t_file_mode() {
 }
 
 t_usage() {
-	expect_error "no source" "either etcd .* or files" "$XS" agent "$IF_STEER" "$IF_STEER"
-	expect_error "both sources" "either etcd .* or files" "$XS" agent "$IF_STEER" --etcd "$ETCD" -f x
+	expect_error "an interface twice" "interface $IF_STEER is named twice" "$XS" agent "$IF_STEER" "$IF_STEER"
+	expect_error "both sources" "follow etcd .*, files .*, or neither .*, not both" "$XS" agent "$IF_STEER" --etcd "$ETCD" -f x
 	expect_error "a request to no agent" "no agent answers at" "$XS" agent status --run-dir "$XS_TMP/none"
 	expect_error "a bad endpoint" "not an http:// or https:// URL" \
 		nsenter --net=/run/netns/"$NS_STEER" -- "$XS" agent "$IF_STEER" --etcd 127.0.0.1:2379 --run-dir "$XS_TMP/u"

@@ -460,7 +460,7 @@ t_bash_completion() {
 	assert_eq "xdpsteer t <TAB>" "$(sed -n 3p "$XS_TMP/comp.out")" "add del list drain undrain help"
 	assert_eq "xdpsteer t a lo <TAB>" "$(sed -n 4p "$XS_TMP/comp.out")" "cpu dev"
 	assert_eq "--xdp-mode <TAB>" "$(sed -n 5p "$XS_TMP/comp.out")" "native skb"
-	assert_eq "service l -<TAB>" "$(sed -n 6p "$XS_TMP/comp.out")" "--json -j --pretty -p -v -vv -h --help"
+	assert_eq "service l -<TAB>" "$(sed -n 6p "$XS_TMP/comp.out")" "--json -j --pretty -p --run-dir -v -vv -h --help"
 	assert_eq "-v ba w<TAB>" "$(sed -n 7p "$XS_TMP/comp.out")" "weight"
 	assert_eq "help ser <TAB>" "$(sed -n 8p "$XS_TMP/comp.out")" "add del list"
 	assert_eq "s<TAB>" "$(sed -n 9p "$XS_TMP/comp.out")" "status stats seed service show sim"

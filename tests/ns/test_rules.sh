@@ -58,6 +58,18 @@ tunnel_src6|service add @IF@ 10.9.0.20:80/tcp --tunnel-src6 10.0.0.0/8|service 1
 service_name|service add @IF@ 10.9.0.20:80|service 10.9.0.20:80|1|is not VIP:PORT/PROTO
 service_proto|service add @IF@ 10.9.0.20:80/sctp|service 10.9.0.20:80/sctp|1|protocol .sctp. is not tcp or udp
 service_dup|service add @IF@ 10.9.0.10:80/tcp|service 10.9.0.10:80/tcp;service 10.9.0.10:80/tcp|2|service 10.9.0.10:80/tcp (already exists|is already declared)
+check_kind|service add @IF@ 10.9.0.20:80/tcp --check icmp|service 10.9.0.20:80/tcp check icmp|1|check: .icmp. is not tcp, http, udp, dns or none
+check_interval|service add @IF@ 10.9.0.20:80/tcp --check tcp --interval 10ms|service 10.9.0.20:80/tcp check tcp interval 10ms|1|interval: .10ms. is not a duration from 50ms
+check_timeout|service add @IF@ 10.9.0.20:80/tcp --check tcp --interval 1s --timeout 2s|service 10.9.0.20:80/tcp check tcp interval 1s timeout 2s|1|timeout 2000ms is longer than interval 1000ms
+check_rise|service add @IF@ 10.9.0.20:80/tcp --check tcp --rise 0|service 10.9.0.20:80/tcp check tcp rise 0|1|rise: .0. is not a whole number from 1 to 100
+check_fall|service add @IF@ 10.9.0.20:80/tcp --check tcp --fall 101|service 10.9.0.20:80/tcp check tcp fall 101|1|fall: .101. is not a whole number from 1 to 100
+check_port|service add @IF@ 10.9.0.20:80/tcp --check tcp --check-port 0|service 10.9.0.20:80/tcp check tcp check-port 0|1|check-port: .0. is not a whole number from 1 to 65535
+check_path|service add @IF@ 10.9.0.20:80/tcp --check http --check-path health|service 10.9.0.20:80/tcp check http check-path health|1|check-path: .health. does not start with ./.
+check_expect|service add @IF@ 10.9.0.20:80/tcp --check http --expect 700|service 10.9.0.20:80/tcp check http expect 700|1|expect: .700. is not a whole number from 100 to 599
+check_path_kind|service add @IF@ 10.9.0.20:80/tcp --check tcp --check-path /h|service 10.9.0.20:80/tcp check tcp check-path /h|1|check-path applies to http checks only, not tcp
+check_needs_kind|service add @IF@ 10.9.0.20:80/tcp --rise 2|service 10.9.0.20:80/tcp rise 2|1|rise needs a check
+check_any_port|service add @IF@ 10.9.0.20:*/tcp --check tcp|service 10.9.0.20:*/tcp check tcp|1|an any-port service needs check-port
+check_on_down|service add @IF@ 10.9.0.20:80/tcp --check tcp --on-down keep|service 10.9.0.20:80/tcp check tcp on-down keep|1|on-down: .keep. is not redecide or drain
 local_vip|service add @IF@ 198.18.0.1:80/tcp|service 198.18.0.1:80/tcp|1|the VIP is an address of this host
 service_key|service add @IF@ 10.9.0.20:80/tcp --weight 2|service 10.9.0.20:80/tcp weight 2|1|unknown (option|key) .-*weight.
 backend_addr|backend add @IF@ 10.9.0.10:80/tcp 10.9.1.300|service 10.9.0.10:80/tcp;backend 10.9.0.10:80/tcp 10.9.1.300|2|backend: .10.9.1.300. is not an IPv4 or IPv6 address

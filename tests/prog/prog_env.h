@@ -99,6 +99,7 @@ static inline int prog_env_open_cfg(struct prog_env *e, const struct prog_env_cf
 	e->h.tx_ports_fd = bpf_map__fd(e->skel->maps.xs_tx_ports);
 	e->h.service_by_id_fd = bpf_map__fd(e->skel->maps.xs_service_by_id);
 	e->h.pool_hdrs_fd = bpf_map__fd(e->skel->maps.xs_pool_hdrs);
+	e->h.checks_fd = bpf_map__fd(e->skel->maps.xs_checks);
 	e->h.epoch_fd = bpf_map__fd(e->skel->maps.xs_epoch);
 	if (xs_epoch_map(&e->h)) {
 		xdpsteer__destroy(e->skel);

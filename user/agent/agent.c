@@ -189,11 +189,20 @@ static void xs_agent_announce(struct xs_agent *a)
 		char before[sizeof(a->bgp.error)];
 
 		snprintf(before, sizeof(before), "%s", a->bgp.error);
-		if (xs_bgp_set(&a->bgp, a->vips, a->n_vips, ready) && strcmp(before, a->bgp.error)) {
+		struct xs_route *up = calloc(a->n_vips ? a->n_vips : 1, sizeof(*up));
+		int n_up = 0;
+
+		/* A VIP with a service below its min-healthy is withdrawn from this host. */
+		for (i = 0; up && i < a->n_vips; i++)
+			if (!xs_checker_vip_down(&a->chk, (const __u8 *)a->vips[i].addr))
+				up[n_up++] = a->vips[i];
+		if (up && xs_bgp_set(&a->bgp, up, n_up, ready && n_up) &&
+		    strcmp(before, a->bgp.error)) {
 			printf("agent: bgp: %s\n", a->bgp.error);
 			a->status_dirty = true;
 		}
 		a->announced = a->bgp.up;
+		free(up);
 	} else {
 		a->announced = false;
 	}
@@ -248,7 +257,11 @@ static void xs_agent_apply(struct xs_agent *a)
 		xs_capture_begin(&cap);
 		err = xs_open(f->name, &h);
 		if (!err) {
-			err = xs_model_commit(&h, &m, &co);
+			xs_checker_sync(&a->chk, i, f->name, &m);
+			err = xs_checker_overlay(&a->chk, i, &h, &m);
+			err = err ?: xs_model_commit(&h, &m, &co);
+			xs_checker_restore(&a->chk, &m);
+			xs_checker_committed(&a->chk, i, !err);
 			xs_close(&h);
 		}
 		xs_capture_end(&cap, f->error, sizeof(f->error));
@@ -275,13 +288,77 @@ static void xs_agent_apply(struct xs_agent *a)
 	xs_agent_announce(a);
 }
 
+/*
+ * State mode: the running state is the model. Its services' checks are
+ * followed as commands change them (the epoch says when), and what the
+ * probes find is committed onto it, as a command would.
+ */
+static void xs_agent_state_apply(struct xs_agent *a, int i, bool commit)
+{
+	struct xs_commit_opts co = { .origin = "health checks" };
+	struct xs_agent_iface *f = &a->ifc[i];
+	struct xs_handle h;
+	struct xs_model m;
+	int err;
+
+	f->prog_id = xs_agent_prog_id(f->name);
+	if (!f->prog_id || xs_open(f->name, &h))
+		return;
+	if (!commit && *h.epoch == f->epoch && f->applied) {
+		xs_close(&h);
+		return;
+	}
+	err = xs_model_load(&h, &m, false);
+	if (!err) {
+		xs_checker_sync(&a->chk, i, f->name, &m);
+		if (commit) {
+			err = xs_checker_overlay(&a->chk, i, &h, &m);
+			err = err ?: xs_model_commit(&h, &m, &co);
+			xs_checker_restore(&a->chk, &m);
+			xs_checker_committed(&a->chk, i, !err);
+		}
+		if (!f->applied)
+			xs_agent_set_vips(a, &m);
+		xs_model_free(&m);
+	}
+	f->epoch = *h.epoch;
+	f->applied = err ? f->applied : 1;
+	xs_close(&h);
+}
+
+/* Probes answered or timed out; a backend that went down or came back is committed. */
+static void xs_agent_health(struct xs_agent *a, long long now)
+{
+	bool any = false;
+	int i;
+
+	xs_checker_step(&a->chk, now);
+	for (i = 0; i < a->n_ifc; i++)
+		any |= a->chk.changed[i];
+	if (any && a->state_mode) {
+		for (i = 0; i < a->n_ifc; i++)
+			if (a->chk.changed[i])
+				xs_agent_state_apply(a, i, true);
+	} else if (any && a->have_config) {
+		xs_agent_apply(a);
+	}
+	if (any) {
+		/* How long a change took to be live: part of the time to take a backend out. */
+		printf("health: committed in %lld ms\n", xs_agent_now_ms() - now);
+		xs_agent_announce(a);
+	}
+	xs_checker_save(&a->chk);
+}
+
 /* Every second: an interface detached, or attached anew, is noticed here. */
 static void xs_agent_check(struct xs_agent *a)
 {
 	bool again = false;
 	int i;
 
-	for (i = 0; i < a->n_ifc; i++) {
+	for (i = 0; a->state_mode && i < a->n_ifc; i++)
+		xs_agent_state_apply(a, i, false);
+	for (i = 0; !a->state_mode && i < a->n_ifc; i++) {
 		struct xs_agent_iface *f = &a->ifc[i];
 		__u32 id = xs_agent_prog_id(f->name);
 
@@ -654,6 +731,9 @@ static int xs_agent_setup(struct xs_agent *a, const struct xs_agent_opts *o)
 	snprintf(a->ctl_path, sizeof(a->ctl_path), "%s/agent.sock", o->run_dir);
 	snprintf(a->drain_path, sizeof(a->drain_path), "%s/drained", o->run_dir);
 	a->drained = !access(a->drain_path, F_OK);
+	err = xs_checker_init(&a->chk, o->run_dir);
+	if (err)
+		return err;
 	err = xs_ctl_listen(a);
 	if (err)
 		return err;
@@ -672,7 +752,8 @@ static int xs_agent_setup(struct xs_agent *a, const struct xs_agent_opts *o)
 		a->etcd = xs_etcd_new(&o->etcd);
 		return a->etcd ? 0 : -EINVAL;
 	}
-	return xs_files_watch(&a->files, o->files, o->n_files);
+	a->state_mode = !o->n_files;
+	return a->state_mode ? 0 : xs_files_watch(&a->files, o->files, o->n_files);
 }
 
 static void xs_agent_teardown(struct xs_agent *a)
@@ -698,6 +779,7 @@ static void xs_agent_teardown(struct xs_agent *a)
 		xs_files_close(&a->files);
 	xs_ctl_close(a);
 	xs_metrics_http_stop(a->metrics);
+	xs_checker_free(&a->chk);
 	free(a->vips);
 }
 
@@ -712,17 +794,19 @@ static int xs_agent_timeout(const struct xs_agent *a, long long now, long long n
 		t = a->keepalive_at;
 	if (a->pending_at && a->pending_at < t)
 		t = a->pending_at;
+	if (xs_checker_next(&a->chk) < t)
+		t = xs_checker_next(&a->chk);
 	return t <= now ? 0 : (int)(t - now);
 }
 
 int xs_agent_run(const struct xs_agent_opts *o)
 {
 	struct xs_agent a = { 0 };
-	struct pollfd pfd[4];
+	struct pollfd pfd[5];
 	long long now, next_check;
 	bool force = false;
 	sigset_t mask;
-	int sfd = -1, n, err;
+	int sfd = -1, n, files_at, err;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	err = xs_agent_setup(&a, o);
@@ -734,9 +818,13 @@ int xs_agent_run(const struct xs_agent_opts *o)
 	if (err)
 		goto out;
 	printf("agent: %s for %s%s, control socket %s%s\n",
-	       a.etcd ? "following etcd" : "following files", a.ifc[0].name,
+	       a.etcd ? "following etcd" : a.state_mode ? "checking the running state" :
+	       "following files", a.ifc[0].name,
 	       a.n_ifc > 1 ? " and more" : "", a.ctl_path, a.drained ? " (drained)" : "");
-	if (!a.etcd) {
+	if (a.state_mode) {
+		a.revision = 1;
+		xs_agent_check(&a);
+	} else if (!a.etcd) {
 		a.revision = 1;
 		a.have_config = true;
 		xs_agent_apply(&a);
@@ -755,10 +843,16 @@ int xs_agent_run(const struct xs_agent_opts *o)
 			xs_agent_check(&a);
 			next_check = now + XS_AGENT_CHECK_MS;
 		}
+		xs_agent_health(&a, xs_agent_now_ms());
 		pfd[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = a.ctl_fd, .events = POLLIN };
-		pfd[2] = (struct pollfd){ .fd = a.files.fd, .events = POLLIN };
-		n = a.etcd ? 2 : 3;
+		pfd[2] = (struct pollfd){ .fd = a.chk.epfd, .events = POLLIN };
+		n = 3;
+		files_at = -1;
+		if (!a.etcd && !a.state_mode) {
+			files_at = n;
+			pfd[n++] = (struct pollfd){ .fd = a.files.fd, .events = POLLIN };
+		}
 		if (a.metrics)
 			pfd[n++] = (struct pollfd){ .fd = xs_metrics_http_fd(a.metrics),
 						    .events = POLLIN };
@@ -798,7 +892,7 @@ int xs_agent_run(const struct xs_agent_opts *o)
 			xs_ctl_serve(&a);
 		if (a.metrics)
 			xs_metrics_http_run(a.metrics);
-		if (!a.etcd && pfd[2].revents && xs_files_changed(&a.files))
+		if (files_at >= 0 && pfd[files_at].revents && xs_files_changed(&a.files))
 			a.pending_at = xs_agent_now_ms() + XS_WATCH_DEBOUNCE_MS;
 	}
 out:

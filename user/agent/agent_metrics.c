@@ -102,6 +102,7 @@ int xs_agent_metrics_write(const struct xs_agent *a, FILE *f)
 	/* A detached interface has no maps to read; xdpsteer_agent_attached says so. */
 	for (k = 0; k < a->n_ifc; k++)
 		if (a->ifc[k].prog_id && !xs_dp_snapshot_read(a->ifc[k].name, &snap[n])) {
+			xs_dp_snapshot_health(&snap[n], a->chk.run_dir);
 			read[n] = &snap[n];
 			n++;
 		}

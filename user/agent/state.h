@@ -11,6 +11,7 @@
 #include "agent.h"
 #include "bgp.h"
 #include "etcd.h"
+#include "health.h"
 #include "watch.h"
 
 struct xs_metrics_http;
@@ -24,6 +25,7 @@ struct xs_agent_iface {
 	char error[XS_AGENT_ERR_LEN]; /* why the newest revision is not applied, or "" */
 	time_t applied_at;	/* when a commit to it last succeeded; 0: never */
 	unsigned long long apply_errors; /* commits to it that failed */
+	__u32 epoch;		/* state mode: the xs_epoch its probes were synced at */
 };
 
 /* The two keys the configuration is read from, in this order. */
@@ -73,6 +75,10 @@ struct xs_agent {
 	/* file mode */
 	struct xs_files files;
 	long long pending_at;		/* apply once quiet past this (ms), 0: nothing pending */
+
+	/* Health checks, in every mode; state mode: no files, no etcd, the running state. */
+	struct xs_checker chk;
+	bool state_mode;
 
 	/* BGP and control */
 	struct xs_bgp bgp;

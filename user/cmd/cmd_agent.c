@@ -71,16 +71,27 @@ int xs_cmd_agent(const struct xs_args *a)
 	/* A bad --metrics address is refused before anything starts. */
 	if (o.metrics && xs_metrics_addr_parse(o.metrics, &metrics_addr, &metrics_len))
 		return -EINVAL;
-	/* Without a source, the one word is a request to the running agent. */
-	if (!o.n_files && !o.etcd.endpoints && o.n_ifaces == 1)
+	/* Without a source, a request word goes to the running agent; else it names an interface. */
+	if (!o.n_files && !o.etcd.endpoints && o.n_ifaces == 1 &&
+	    (!strcmp(o.ifaces[0], "drain") || !strcmp(o.ifaces[0], "undrain") ||
+	     !strcmp(o.ifaces[0], "status")))
 		return xs_agent_control(o.run_dir, o.ifaces[0]);
-	if (!o.n_files == !o.etcd.endpoints) {
-		pr_warn("agent: follow either etcd (--etcd URL) or files (-f FILE), one of the two\n");
+	if (o.n_files && o.etcd.endpoints) {
+		pr_warn("agent: follow etcd (--etcd URL), files (-f FILE), or neither (the running "
+			"state, for its health checks), not both\n");
 		return -EINVAL;
 	}
 	if (!o.n_ifaces) {
 		pr_warn("agent: name the interfaces to keep (IFACE...)\n");
 		return -EINVAL;
+	}
+	for (i = 1; i < o.n_ifaces; i++) {
+		for (int j = 0; j < i; j++) {
+			if (strcmp(o.ifaces[i], o.ifaces[j]))
+				continue;
+			pr_warn("agent: interface %s is named twice\n", o.ifaces[i]);
+			return -EINVAL;
+		}
 	}
 	if ((s = xs_arg(a, "lease-ttl"))) {
 		if (xs_parse_u32(s, "--lease-ttl", 2, 3600, &ttl))

@@ -11,6 +11,7 @@
 #include "config.h"
 #include "commands.h"
 #include "endpoint.h"
+#include "check.h"
 #include "json.h"
 #include "log.h"
 #include "names.h"
@@ -35,7 +36,7 @@ static void xs_place_json(xs_json *o, const struct xs_place *p)
 static xs_json *xs_model_json(const struct xs_model *m, const char *ifname, bool secrets)
 {
 	xs_json *doc = xj_obj(), *set = xj_obj(), *tgts = xj_arr(), *svcs = xj_arr();
-	char buf[80], src4[INET_ADDRSTRLEN], src6[INET6_ADDRSTRLEN];
+	char buf[80], src4[INET_ADDRSTRLEN], src6[INET6_ADDRSTRLEN], check[256];
 	__u32 i;
 
 	xj_str(doc, "ifname", ifname);
@@ -84,6 +85,8 @@ static xs_json *xs_model_json(const struct xs_model *m, const char *ifname, bool
 		snprintf(buf, sizeof(buf), "%s/%u", src6, 128 - s->svc.src6_bits);
 		xj_str(o, "tunnel_src6", buf);
 		xj_u64(o, "slot_count", s->slot_count);
+		xs_check_format(&s->check, check, sizeof(check));
+		xj_str(o, "check", check[0] ? check + 1 : "none");
 		xj_add(o, "backends", xj_arr());
 		xj_push(svcs, o);
 	}
@@ -96,6 +99,7 @@ static xs_json *xs_model_json(const struct xs_model *m, const char *ifname, bool
 		xj_str(o, "backend", buf);
 		xj_u64(o, "weight", b->t.weight);
 		xj_bool(o, "drain", b->drain);
+		xj_bool(o, "down", b->down);
 		xs_place_json(o, &b->place);
 		xj_push(json_object_object_get(svc, "backends"), o);
 	}

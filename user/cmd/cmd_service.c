@@ -6,6 +6,8 @@
 #include <arpa/inet.h>
 #include "commands.h"
 #include "endpoint.h"
+#include "check.h"
+#include "health_state.h"
 #include "json.h"
 #include "names.h"
 #include "pool.h"
@@ -34,6 +36,7 @@ int xs_cmd_service_list(const struct xs_args *a)
 	xs_json *arr = xs_flag(a, "json") ? xj_arr() : NULL;
 	struct xs_service_entry *sv = NULL;
 	struct xs_target *all = NULL;
+	struct xs_health_state hs = { 0 };
 	struct xs_handle h;
 	__u32 n = 0, i, t;
 	int err;
@@ -48,18 +51,22 @@ int xs_cmd_service_list(const struct xs_args *a)
 	err = xs_targets_read(&h, all) ?: xs_services_list(&h, &sv, &n);
 	if (err)
 		goto out;
+	xs_health_read(xs_arg(a, "run-dir"), h.ifname, &hs);
 	for (i = 0; i < n; i++) {
 		struct xs_pool pool;
 		char name[80], addr[INET6_ADDRSTRLEN], src4[INET_ADDRSTRLEN],
 			src6[INET6_ADDRSTRLEN], buf[INET6_ADDRSTRLEN + 8];
 		const struct xs_service *s = &sv[i].svc;
 		xs_json *o = NULL, *bes = NULL;
+		struct xs_check ck;
+		char buf2[256];
 
 		if (xs_pool_read(&h, s->id, &pool)) {
 			err = -EIO;
 			continue;
 		}
 		xs_format_service(&sv[i].key, name, sizeof(name));
+		xs_check_get(&h, &sv[i].key, &ck);
 		inet_ntop(AF_INET, &s->src4, src4, sizeof(src4));
 		inet_ntop(AF_INET6, s->src6, src6, sizeof(src6));
 		if (arr) {
@@ -75,6 +82,9 @@ int xs_cmd_service_list(const struct xs_args *a)
 			snprintf(buf, sizeof(buf), "%s/%u", src6, 128 - s->src6_bits);
 			xj_str(o, "tunnel_src6", buf);
 			xj_u64(o, "slots", pool.hdr.n_buckets);
+			xs_check_get(&h, &sv[i].key, &ck);
+			xs_check_format(&ck, buf2, sizeof(buf2));
+			xj_str(o, "check", buf2[0] ? buf2 + 1 : "none");
 		} else if (pool.hdr.algo == XS_ALGO_SHUFFLE) {
 			printf("%s id %u: shuffle (hand %u), %s, %u live of %u slots\n", name,
 			       s->id, pool.hdr.hand_size, xs_name_of(xs_encap_names, s->encap),
@@ -84,6 +94,8 @@ int xs_cmd_service_list(const struct xs_args *a)
 			       xs_name_of(xs_encap_names, s->encap), xs_pool_live(&pool),
 			       pool.hdr.n_buckets);
 		}
+		if (!arr && xs_check_format(&ck, buf2, sizeof(buf2)))
+			printf("  health:%s\n", buf2);
 		for (t = XS_BACKEND_BASE; t < XS_MAX_TARGETS; t++) {
 			if (all[t].kind != XS_TARGET_BACKEND || all[t].service != s->id)
 				continue;
@@ -94,9 +106,11 @@ int xs_cmd_service_list(const struct xs_args *a)
 				xj_str(b, "backend", addr);
 				xj_u64(b, "weight", all[t].weight);
 				xj_u64(b, "id", t);
+				xs_health_json(b, &hs, &sv[i].key, &all[t]);
 				xj_push(bes, b);
 			} else {
-				printf("  backend %-40s weight %u\n", addr, all[t].weight);
+				printf("  backend %-40s weight %u%s\n", addr, all[t].weight,
+				       xs_health_text(&hs, &sv[i].key, &all[t], buf2, sizeof(buf2)));
 			}
 		}
 		if (arr) {
@@ -112,6 +126,7 @@ int xs_cmd_service_list(const struct xs_args *a)
 		printf("(no services on %s)\n", h.ifname);
 	}
 out:
+	xs_health_free(&hs);
 	free(sv);
 	free(all);
 	xs_close(&h);

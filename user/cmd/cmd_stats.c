@@ -7,6 +7,7 @@
 #include <string.h>
 #include "cli.h"
 #include "commands.h"
+#include "health_state.h"
 #include "json.h"
 #include "log.h"
 #include "names.h"
@@ -86,22 +87,24 @@ static void xs_print_target(const struct xs_handle *h, const struct xs_target *t
 
 /* Per service: its counters, then each backend's. @arr: --json, else text. */
 static int xs_print_services(const struct xs_handle *h, const struct xs_target *all,
-			     const __u32 *pinned, xs_json *arr)
+			     const __u32 *pinned, xs_json *arr, const char *run_dir)
 {
 	struct xs_service_entry *sv = NULL;
 	struct xs_service_stats ss;
 	struct xs_target_stats ts;
+	struct xs_health_state hs = { 0 };
 	__u32 n, i, t;
 	int err;
 
 	err = xs_services_list(h, &sv, &n);
 	if (err)
 		return err;
+	xs_health_read(run_dir, h->ifname, &hs);
 	if (!arr && n)
 		printf("\n%-28s %12s %14s %10s %8s\n", "service / backend", "packets", "bytes",
 		       "no_backend", "too_big");
 	for (i = 0; i < n && !err; i++) {
-		char name[80], addr[INET6_ADDRSTRLEN];
+		char name[80], addr[INET6_ADDRSTRLEN], hbuf[160];
 		xs_json *o = NULL, *bes = NULL;
 
 		err = xs_service_stats_read(h, sv[i].svc.id, &ss);
@@ -142,15 +145,18 @@ static int xs_print_services(const struct xs_handle *h, const struct xs_target *
 				xj_u64(b, "flows_opened", ts.opened);
 				xj_u64(b, "flows_closed", ts.closed);
 				xj_u64(b, "load", xs_stats_load(t, &ts));
+				xs_health_json(b, &hs, &sv[i].key, &all[t]);
 				xj_push(bes, b);
 			} else {
-				printf("  %-26s %12llu %14llu   %u pinned, %llu open%s\n", addr,
+				printf("  %-26s %12llu %14llu   %u pinned, %llu open%s%s\n", addr,
 				       (unsigned long long)ts.packets, (unsigned long long)ts.bytes,
 				       pinned[t], (unsigned long long)xs_stats_load(t, &ts),
-				       all[t].drain ? ", draining" : "");
+				       all[t].drain ? ", draining" : "",
+				       xs_health_text(&hs, &sv[i].key, &all[t], hbuf, sizeof(hbuf)));
 			}
 		}
 	}
+	xs_health_free(&hs);
 	free(sv);
 	return err;
 }
@@ -222,7 +228,7 @@ static int xs_stats_print(const struct xs_args *a, bool json)
 			goto out;
 		xs_print_target(&h, &all[i], i, -1, pinned[i], &sum, pc, tgts, per_cpu);
 	}
-	err = xs_print_services(&h, all, pinned, svcs);
+	err = xs_print_services(&h, all, pinned, svcs, xs_arg(a, "run-dir"));
 	if (err)
 		goto out;
 	if (!json)
@@ -257,7 +263,7 @@ static const struct xs_name xs_stats_formats[] = {
 };
 
 /* --format prometheus: the families of docs/metrics.md, for node_exporter's textfile collector. */
-static int xs_stats_prom(const char *ifname)
+static int xs_stats_prom(const char *ifname, const char *run_dir)
 {
 	struct xs_dp_snapshot s;
 	const struct xs_dp_snapshot *one = &s;
@@ -265,6 +271,7 @@ static int xs_stats_prom(const char *ifname)
 
 	if (err)
 		return err;
+	xs_dp_snapshot_health(&s, run_dir);
 	xs_dp_write_prom(stdout, &one, 1);
 	xs_dp_snapshot_free(&s);
 	return fflush(stdout) ? -errno : 0;
@@ -300,7 +307,7 @@ int xs_cmd_stats(const struct xs_args *a)
 			pr_warn("stats: --format prometheus sums over CPUs; it takes no --per-cpu\n");
 			return -XS_EUSAGE;
 		}
-		return xs_stats_prom(a->pos[0]);
+		return xs_stats_prom(a->pos[0], xs_arg(a, "run-dir"));
 	}
 	return xs_stats_print(a, f == XS_FMT_JSON);
 }

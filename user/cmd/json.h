@@ -61,6 +61,20 @@ int xs_capture_stdout(int (*fn)(void *ctx), void *ctx, char **text);
  * outcome) as a document: {"ifname", "changes": [{"op", "object",
  * "text"}], "moves": [{"pool", "share", "sampled"}], "dry_run", "applied"}.
  */
+/*
+ * A backend's health, as the agent's health file has it (health_state.h):
+ * "health" (up, down, unknown; "unchecked" when no agent checks it),
+ * "health_since", "ok_in_a_row", "failed_in_a_row", "last_error".
+ */
+struct xs_health_state;
+struct xs_service_key;
+struct xs_target;
+void xs_health_json(xs_json *b, const struct xs_health_state *hs,
+		    const struct xs_service_key *key, const struct xs_target *t);
+/* The same as ", health up since 12:00:01 (5 ok in a row)" for a plain line; "" unchecked. */
+const char *xs_health_text(const struct xs_health_state *hs, const struct xs_service_key *key,
+			   const struct xs_target *t, char *buf, size_t len);
+
 xs_json *xs_plan_json(const char *text, const char *ifname, const char *file, bool dry_run);
 
 #endif /* XS_JSON_H */

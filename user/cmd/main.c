@@ -28,6 +28,9 @@ static const struct xs_opt json_opts[] = {
 	JSON_OPTS,
 	{ 0 },
 };
+#define HEALTH_DIR_OPT \
+	{ "run-dir", "DIR", "where the agent keeps health-IFACE, the backends' health " \
+			    "(default /run/xdpsteer)" }
 static const struct xs_opt stats_opts[] = {
 	JSON_OPTS,
 	{ "per-cpu", NULL, "break each target down by CPU" },
@@ -35,6 +38,12 @@ static const struct xs_opt stats_opts[] = {
 	  "text (default), json (= --json) or Prometheus text exposition (docs/metrics.md)" },
 	{ "watch", "[SECONDS]",
 	  "rates per second, every SECONDS (default 1s) until ^C; redrawn on a terminal" },
+	HEALTH_DIR_OPT,
+	{ 0 },
+};
+static const struct xs_opt service_list_opts[] = {
+	JSON_OPTS,
+	HEALTH_DIR_OPT,
 	{ 0 },
 };
 
@@ -96,7 +105,8 @@ static const struct xs_opt agent_opts[] = {
 	{ "user", "NAME[:PASSWORD]", "etcd: authenticate as NAME" },
 	{ "password-file", "FILE", "etcd: the user's password, from FILE" },
 	{ "lease-ttl", "SECONDS", "the status key lives this long after the agent (default 10)" },
-	{ "run-dir", "DIR", "control socket, drain mark, bird route files (default /run/xdpsteer)" },
+	{ "run-dir", "DIR", "control socket, drain mark, bird route files, health files (default "
+			    "/run/xdpsteer)" },
 	{ "bird", "SOCKET", "announce the VIPs through bird2's control socket" },
 	{ "vip-dev", "NAME", "the device the VIP routes point to (default xsvip0)" },
 	{ "metrics", "ADDR:PORT", "serve Prometheus metrics on http://ADDR:PORT/metrics" },
@@ -144,7 +154,8 @@ const struct xs_cmd xs_commands[] = {
 	     2, 2, xs_service_keys, xs_edit_service_add),
 	EDIT("service del", "IFACE VIP:PORT/PROTO", "remove a service and its backends", 2, 2, NULL,
 	     xs_edit_service_del),
-	CMD("service list", "IFACE", "services and their backends", 1, 1, json_opts, NULL,
+	CMD("service list", "IFACE", "services, their checks, their backends and their health", 1, 1,
+	    service_list_opts, NULL,
 	    xs_cmd_service_list),
 	EDIT("backend add", BACKEND, "add a backend to a service", 3, 3, xs_backend_keys,
 	     xs_edit_backend_add),
@@ -160,8 +171,9 @@ const struct xs_cmd xs_commands[] = {
 	    1, apply_opts, NULL, xs_cmd_apply),
 	CMD("show", "IFACE", "IFACE's running state, in the format apply reads", 1, 1, show_opts,
 	    NULL, xs_cmd_show),
-	CMD("agent", "IFACE... --etcd URL | IFACE... -f FILE... | drain|undrain|status",
-	    "keep IFACEs equal to etcd or files; announce the VIPs (docs/fleet.md)", 1, XS_MAX_POS,
+	CMD("agent", "IFACE... [--etcd URL | -f FILE...] | drain|undrain|status",
+	    "keep IFACEs equal to etcd or files (or as they are); run the services' health checks; "
+	    "announce the VIPs (docs/fleet.md, docs/health.md)", 1, XS_MAX_POS,
 	    agent_opts, NULL, xs_cmd_agent),
 	CMD("decap attach", "IFACE", "backend side: strip xdpsteer's tunnel headers on IFACE", 1,
 	    1, decap_attach_opts, NULL, xs_cmd_decap_attach),

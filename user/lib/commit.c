@@ -11,6 +11,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
+#include "check.h"
 #include "decide.h"
 #include "log.h"
 #include "neigh.h"
@@ -123,8 +124,8 @@ static bool xs_write_after(const struct xs_target *was, const struct xs_target *
 {
 	if (!will->active)
 		return true;
-	return will->drain && was->active &&
-	       !was->drain;
+	/* Out of every slot now, the operator's drain or the check's down. */
+	return (will->drain || will->down) && was->active && !(was->drain || was->down);
 }
 
 static int xs_apply_targets(struct xs_plan *pl, bool after)
@@ -205,6 +206,28 @@ static int xs_apply_pools(struct xs_plan *pl)
 	return xs_txn_commit(t);
 }
 
+/*
+ * The health checks of the services: the agent's, never the data plane's,
+ * so written once the pools are live (a check of a service not yet there
+ * would be harmless too). A removed service's goes with it.
+ */
+static int xs_apply_checks(struct xs_plan *pl)
+{
+	struct xs_check none;
+	__u32 i;
+	int err = 0;
+
+	xs_check_init(&none);
+	for (i = 1; i < pl->n; i++) {
+		struct xs_plan_pool *pp = &pl->p[i];
+		const struct xs_check *want = pp->will ? &pp->new_check : &none;
+
+		if (!xs_check_same(&pp->old_check, want))
+			err = xs_check_put(pl->h, &pp->key, want) ?: err;
+	}
+	return err;
+}
+
 /* A commit that failed left the running pools as they were: so must the targets be. */
 static void xs_apply_targets_undo(struct xs_plan *pl)
 {
@@ -272,6 +295,7 @@ static int xs_commit_once(const struct xs_handle *h, const struct xs_model *m,
 		goto out;
 	}
 	err = xs_apply_targets(&pl, true);
+	err = xs_apply_checks(&pl) ?: err;
 	for (i = 0; i < XS_MAX_TARGETS; i++)
 		added |= pl.next[i].kind == XS_TARGET_BACKEND && !pl.all[i].kind;
 	for (i = 1; i < pl.n; i++)

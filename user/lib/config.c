@@ -15,7 +15,7 @@
 #include "config.h"
 #include "log.h"
 
-#define XS_CFG_MAX_TOK 16
+#define XS_CFG_MAX_TOK 64 /* a service line with every key, its check's too, is 46 */
 #define XS_N_SETTINGS 7
 #define XS_SET_SEED 0
 #define XS_SET_SEED_FILE 6

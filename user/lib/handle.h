@@ -32,6 +32,7 @@ struct xs_handle {
 	int tx_ports_fd;
 	int service_by_id_fd;
 	int pool_hdrs_fd;
+	int checks_fd;		/* xs_checks: each service's health check */
 	int epoch_fd;
 	__u32 *epoch;		/* xs_epoch's value, mapped: see xs_epoch_bump() */
 };

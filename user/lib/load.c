@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include "check.h"
 #include "model.h"
 #include "pool.h"
 #include "service.h"
@@ -28,7 +29,7 @@ static void xs_load_place(struct xs_place *p, const struct xs_pool *pool, const 
 	for (b = first[id]; b != XS_NO_TARGET && p->n_slots < XS_MAX_WEIGHT; b = next[b])
 		p->slots[p->n_slots++] = b;
 	/* Drained: where it returns, as long as that slot is still a hole (xs_pool_pick_bucket). */
-	if (!p->n_slots && t->drain && t->bucket < pool->hdr.n_buckets &&
+	if (!p->n_slots && (t->drain || t->down) && t->bucket < pool->hdr.n_buckets &&
 	    pool->bucket[t->bucket] == XS_NO_TARGET)
 		p->slots[p->n_slots++] = t->bucket;
 }
@@ -100,6 +101,7 @@ static int xs_load_service(const struct xs_handle *h, struct xs_model *m,
 	if (err)
 		return err;
 	s.svc.id = 0; /* ids are the commit's to give */
+	xs_check_get(h, &e->key, &s.check);
 	s.algo = pool.hdr.algo;
 	s.hand_size = pool.hdr.hand_size;
 	s.flow_fields = pool.hdr.own_fields ? pool.hdr.flow_fields : 0;
@@ -120,6 +122,7 @@ static int xs_load_service(const struct xs_handle *h, struct xs_model *m,
 		b.t.weight = t->weight;
 		b.weight_set = true;
 		b.drain = t->drain;
+		b.down = t->down;
 		b.place.id = XS_NO_TARGET;
 		if (placed)
 			xs_load_place(&b.place, &pool, first, next, t, id);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include "check.h"
 #include "endpoint.h"
 #include "log.h"
 #include "model.h"
@@ -283,6 +284,8 @@ int xs_model_service_add(struct xs_model *m, const struct xs_service_spec *s, in
 			pr_warn("service %s already exists\n", name);
 		return -EEXIST;
 	}
+	if (xs_check_validate(&s->check, s->check_given, &s->key))
+		return -EINVAL;
 	if (m->n_svc >= XS_MAX_SERVICES) {
 		pr_warn("service %s: all %u services are in use; the limit is XS_MAX_SERVICES in "
 			"include/xdpsteer.h (raise it and rebuild)\n", name, XS_MAX_SERVICES);

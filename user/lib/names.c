@@ -8,6 +8,7 @@
 #include "log.h"
 #include "names.h"
 #include "xdpsteer.h"
+#include "xs_check.h"
 
 const struct xs_name xs_algo_names[] = {
 	{ XS_ALGO_JUMP, "jump" },
@@ -50,6 +51,21 @@ const struct xs_name xs_too_big_names[] = {
 const struct xs_name xs_onoff_names[] = {
 	{ 1, "on" },
 	{ 0, "off" },
+	{ 0, NULL },
+};
+
+const struct xs_name xs_check_kind_names[] = {
+	{ XS_CHECK_TCP, "tcp" },
+	{ XS_CHECK_HTTP, "http" },
+	{ XS_CHECK_UDP, "udp" },
+	{ XS_CHECK_DNS, "dns" },
+	{ XS_CHECK_NONE, "none" },
+	{ 0, NULL },
+};
+
+const struct xs_name xs_on_down_names[] = {
+	{ XS_DOWN_REDECIDE, "redecide" },
+	{ XS_DOWN_DRAIN, "drain" },
 	{ 0, NULL },
 };
 

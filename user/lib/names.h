@@ -23,6 +23,8 @@ extern const struct xs_name xs_queue_kind_names[]; /* cpu and dev: what `target`
 extern const struct xs_name xs_verdict_names[];	/* --unparsed */
 extern const struct xs_name xs_too_big_names[];	/* --too-big */
 extern const struct xs_name xs_onoff_names[];	/* on|off keys (quic) */
+extern const struct xs_name xs_check_kind_names[];	/* enum xs_check_kind */
+extern const struct xs_name xs_on_down_names[];	/* enum xs_check_policy */
 extern const struct xs_name xs_mode_names[];	/* XDP attach modes (libxdp) */
 extern const struct xs_name xs_counter_names[];	/* enum xs_counter, by field name */
 extern const char *const xs_counter_kinds[];	/* "pass", "drop", "tx" or "info", by counter */

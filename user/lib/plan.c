@@ -94,6 +94,16 @@ static __u32 xs_plan_free_backend(struct xs_plan *pl)
 	return id < XS_MAX_TARGETS ? id : XS_NO_TARGET;
 }
 
+/*
+ * A backend's flags as its spec says: the operator's drain and the check's
+ * down are kept apart, so that either can end without ending the other.
+ */
+static void xs_plan_backend_flags(struct xs_target *t, const struct xs_backend_spec *s)
+{
+	t->drain = s->drain;
+	t->down = s->down;
+}
+
 /* Backends of service pool @pp (file index @s, or -1 when the service goes). */
 static int xs_plan_pool_backends(struct xs_plan *pl, struct xs_plan_pool *pp, int s)
 {
@@ -118,13 +128,25 @@ static int xs_plan_pool_backends(struct xs_plan *pl, struct xs_plan_pool *pp, in
 		pl->be_id[in_file[k]] = id;
 		if (id != XS_NO_TARGET) {
 			bool was = all[id].drain;
+			bool was_down = all[id].down;
 
-			err = xs_edit_existing(&pl->edit, &next[id], id, cb->s.drain, t.weight);
+			/* DRAIN in the edit means "in no slot": the operator's or the check's. */
+			next[id].drain = was || was_down;
+			err = xs_edit_existing(&pl->edit, &next[id], id, cb->s.drain || cb->s.down,
+					       t.weight);
 			if (err)
 				return err;
+			xs_plan_backend_flags(&next[id], &cb->s);
 			if (was != cb->s.drain)
 				xs_plan_say(pl, "~ backend %s %s: %s", svc, addr,
 					    cb->s.drain ? "drain" : "undrain");
+			if (was_down != cb->s.down)
+				xs_plan_say(pl, "~ backend %s %s: %s", svc, addr, !cb->s.down ? "up" :
+					    cb->s.redecide ? "down (its flows decided again)" :
+					    "down (its flows stay)");
+			/* A dead backend's pins name it by uid: a new one sends them elsewhere. */
+			if (!was_down && cb->s.down && cb->s.redecide)
+				next[id].uid = xs_backend_uid();
 			if (all[id].weight != t.weight)
 				xs_plan_say(pl, "~ backend %s %s: weight %u -> %u", svc, addr,
 					    all[id].weight, t.weight);
@@ -140,17 +162,17 @@ static int xs_plan_pool_backends(struct xs_plan *pl, struct xs_plan_pool *pp, in
 		t.service = pp->id;
 		t.uid = xs_backend_uid();
 		t.active = true;
-		t.drain = cb->s.drain;
+		xs_plan_backend_flags(&t, &cb->s);
 		t.bucket = XS_NO_TARGET;
-		if (!cb->s.drain) {
+		if (!cb->s.drain && !cb->s.down) {
 			err = xs_edit_grow(&pl->edit, &t, id, t.weight);
 			if (err)
 				return err;
 			xs_edit_first_bucket(&pl->edit, &t, id);
 		}
 		next[id] = t;
-		xs_plan_say(pl, "+ backend %s %s weight %u%s", svc, addr, t.weight,
-			    cb->s.drain ? " (drained)" : "");
+		xs_plan_say(pl, "+ backend %s %s weight %u%s%s", svc, addr, t.weight,
+			    cb->s.drain ? " (drained)" : "", cb->s.down ? " (down)" : "");
 	}
 	return 0;
 }
@@ -179,6 +201,7 @@ static int xs_plan_services(struct xs_plan *pl, const struct xs_service_entry *s
 		pp->id = sv[i].svc.id;
 		pp->key = sv[i].key;
 		pp->old_svc = sv[i].svc;
+		xs_check_get(pl->h, &pp->key, &pp->old_check);
 		pp->had = true;
 		err = xs_pool_read(pl->h, pp->id, &pp->old) ?: xs_pool_copy(&pp->new, &pp->old);
 		if (err)
@@ -248,6 +271,15 @@ static int xs_plan_services(struct xs_plan *pl, const struct xs_service_entry *s
 		pp->source = cs->source;
 		pp->new_svc = cs->s.svc;
 		pp->new_svc.id = pp->id;
+		pp->new_check = cs->s.check;
+		if (!pp->had)
+			xs_check_init(&pp->old_check);
+		if (!xs_check_same(&pp->old_check, &pp->new_check)) {
+			char ck[256];
+
+			xs_check_format(&pp->new_check, ck, sizeof(ck));
+			xs_plan_say(pl, "~ service %s: health%s", name, ck[0] ? ck : " check none");
+		}
 		/* One seed per interface, as `seed` keeps it; hash fields too, unless
 		 * the service has its own (they are its pool's: its pins too). */
 		memcpy(pp->new.hdr.seed, q->seed, sizeof(q->seed));

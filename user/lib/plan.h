@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include "index.h"
 #include "model.h"
+#include "check.h"
 #include "pool.h"
 #include "pool_edit.h"
 #include "service.h"
@@ -22,6 +23,7 @@ struct xs_plan_pool {
 	struct xs_pool old, new;
 	struct xs_service_key key;
 	struct xs_service old_svc, new_svc;
+	struct xs_check old_check, new_check;	/* xs_checks: written after the pools */
 	const char *source;	/* the file of its service, or NULL */
 	int line;		/* of its service (or settings) in the file */
 };

@@ -205,7 +205,8 @@ static __u32 xs_plan_members(const struct xs_plan *pl, int s, bool any, struct x
 		id = any ? i : pl->be_id[i];
 		if (m->be[i].service != (__u32)s || id == XS_NO_TARGET)
 			continue;
-		mb[n++] = (struct xs_member){ id, m->be[i].s.drain, m->be[i].s.t.weight,
+		mb[n++] = (struct xs_member){ id, m->be[i].s.drain || m->be[i].s.down,
+					      m->be[i].s.t.weight,
 					      &m->be[i].s.place, m->be[i].source, m->be[i].line };
 		*named |= m->be[i].s.place.n_slots > 0;
 	}

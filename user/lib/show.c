@@ -12,6 +12,7 @@
 #include "endpoint.h"
 #include "names.h"
 #include "parse.h"
+#include "check.h"
 #include "service.h"
 
 static void xs_print_settings(const struct xs_settings *s, bool secrets, FILE *f)
@@ -74,6 +75,12 @@ static void xs_print_service(const struct xs_service_spec *s, FILE *f)
 
 		xs_format_fields(s->flow_fields, fields, sizeof(fields));
 		fprintf(f, " hash-fields %s", fields);
+	}
+	if (s->check.kind != XS_CHECK_NONE) {
+		char check[256];
+
+		xs_check_format(&s->check, check, sizeof(check));
+		fputs(check, f);
 	}
 	fputc('\n', f);
 }

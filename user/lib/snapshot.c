@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 #include "endpoint.h"
 #include "handle.h"
+#include "health_state.h"
 #include "log.h"
 #include "names.h"
 #include "pool.h"
@@ -72,6 +73,7 @@ static int xs_dp_services(const struct xs_handle *h, const struct xs_target *all
 		struct xs_dp_service *svc = &s->services[s->n_services++];
 
 		svc->id = sv[i].svc.id;
+		svc->key = sv[i].key;
 		xs_format_service(&sv[i].key, svc->name, sizeof(svc->name));
 		err = xs_service_stats_read(h, svc->id, &svc->st);
 		for (t = XS_BACKEND_BASE; t < XS_MAX_TARGETS && !err; t++) {
@@ -84,6 +86,7 @@ static int xs_dp_services(const struct xs_handle *h, const struct xs_target *all
 			b->id = t;
 			b->service = svc;
 			xs_format_addr(all[t].addr, b->addr, sizeof(b->addr));
+			memcpy(b->raw_addr, all[t].addr, sizeof(b->raw_addr));
 			b->pinned = pinned[t];
 			b->draining = all[t].drain;
 			b->weight = all[t].weight;
@@ -153,4 +156,27 @@ void xs_dp_snapshot_free(struct xs_dp_snapshot *s)
 	free(s->services);
 	free(s->backends);
 	memset(s, 0, sizeof(*s));
+}
+
+void xs_dp_snapshot_health(struct xs_dp_snapshot *s, const char *dir)
+{
+	struct xs_health_state st;
+	__u32 i;
+
+	if (xs_health_read(dir, s->ifname, &st))
+		return;
+	for (i = 0; i < s->n_backends; i++) {
+		struct xs_dp_backend *b = &s->backends[i];
+		const struct xs_health_backend *hb =
+			xs_health_find(&st, &b->service->key, b->raw_addr);
+
+		if (!hb)
+			continue;
+		b->checked = 1;
+		b->healthy = hb->state != XS_HEALTH_DOWN;
+		b->health_since = hb->since;
+		b->probes = hb->probes;
+		b->probe_failures = hb->failures;
+	}
+	xs_health_free(&st);
 }

@@ -26,6 +26,7 @@ struct xs_dp_target {
 
 struct xs_dp_service {
 	__u32 id;
+	struct xs_service_key key;
 	char name[80];		/* "10.0.0.10:80/tcp" */
 	struct xs_service_stats st;
 };
@@ -38,6 +39,12 @@ struct xs_dp_backend {
 	__u64 pinned;
 	__u64 draining;
 	__u64 weight;		/* buckets it holds */
+	__u8 raw_addr[16];	/* as xs_targets holds it */
+	/* Its health check, from the agent's health file (xs_dp_snapshot_health()). */
+	__u64 checked;		/* 1 when an agent's check covers it; the rest are 0 if not */
+	__u64 healthy;		/* 1 up or not yet decided (it serves), 0 down (out of the pool) */
+	__u64 health_since;	/* wall-clock seconds of its last change of state */
+	__u64 probes, probe_failures;
 };
 
 struct xs_dp_snapshot {
@@ -61,5 +68,11 @@ struct xs_dp_snapshot {
 /* 0, or -errno with the object that failed printed; @s is then empty. */
 int xs_dp_snapshot_read(const char *ifname, struct xs_dp_snapshot *s);
 void xs_dp_snapshot_free(struct xs_dp_snapshot *s);
+/*
+ * Add the backends' health from the health file the agent keeps in @dir
+ * (NULL: the default, /run/xdpsteer). No file, no agent checking: nothing
+ * is added, and every backend stays unchecked.
+ */
+void xs_dp_snapshot_health(struct xs_dp_snapshot *s, const char *dir);
 
 #endif /* XS_SNAPSHOT_H */

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/random.h>
 #include <arpa/inet.h>
+#include "check.h"
 #include "log.h"
 #include "spec.h"
 #include "names.h"
@@ -52,8 +53,12 @@ const struct xs_key xs_service_keys[] = {
 	{ "hash-fields", "LIST", "its flow hash fields, e.g. dport (default: the interface's)" },
 	{ "quic", "on|off", "udp: route short-header QUIC by the server id in its connection id "
 			    "(default off)" },
+	XS_CHECK_KEYS,
 	{ 0 },
 };
+
+/* Where the check's keys start in xs_service_keys. */
+#define XS_CHECK_KEY0 8
 
 const struct xs_key xs_backend_keys[] = {
 	{ "weight", "W", "share of new flows, 1-" XS_XSTR(XS_MAX_WEIGHT) " (default 1): W slots" },
@@ -299,6 +304,7 @@ int xs_service_spec_init(struct xs_service_spec *s, const char *service)
 	s->algo = XS_DEFAULT_ALGO;
 	s->hand_size = XS_DEFAULT_HAND;
 	s->svc.encap = XS_DEFAULT_ENCAP;
+	xs_check_init(&s->check);
 	return xs_parse_service(service, &s->key) ?:
 	       xs_parse_cidr(XS_DEFAULT_TUNNEL_SRC4, AF_INET, &s->svc.src4, &s->svc.src4_bits) ?:
 	       xs_parse_cidr(XS_DEFAULT_TUNNEL_SRC6, AF_INET6, s->svc.src6, &s->svc.src6_bits);
@@ -306,9 +312,12 @@ int xs_service_spec_init(struct xs_service_spec *s, const char *service)
 
 int xs_service_spec_set(struct xs_service_spec *s, const char *key, const char *val)
 {
+	int k = xs_key_index(xs_service_keys, "service", key, val);
 	unsigned int v;
 
-	switch (xs_key_index(xs_service_keys, "service", key, val)) {
+	if (k >= XS_CHECK_KEY0)
+		return xs_check_set(&s->check, &s->check_given, k - XS_CHECK_KEY0, val);
+	switch (k) {
 	case 0:
 		return xs_parse_algo(val, &s->algo);
 	case 1:

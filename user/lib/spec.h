@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include "defaults.h"
 #include "xdpsteer.h"
+#include "xs_check.h"
 
 /*
  * A key of an object: `--NAME ARG` on a command, `NAME ARG` on a line of a
@@ -58,19 +59,28 @@ struct xs_service_spec {
 	__u8 algo, hand_size;
 	__u32 slot_count;	/* its pool's slots, holes included; 0: as the commit chooses */
 	__u8 flow_fields;	/* its own hash-fields (enum xs_field); 0: the interface's */
+	struct xs_check check;	/* its health check (check.h), run by the agent */
+	__u32 check_given;	/* bit per check key given: the model checks them together */
 };
 
 struct xs_backend_spec {
 	struct xs_service_key service;
 	struct xs_target t;	/* kind, family, addr, weight */
 	bool drain;
+	/*
+	 * Taken out by its health check: in no slot, like drain, but set by the
+	 * agent's overlay (user/agent/health.c), never by a key; with @redecide
+	 * the flows pinned to it are decided again.
+	 */
+	bool down, redecide;
 	bool weight_set;	/* weight given: else slots given decide it */
 	struct xs_place place;
 };
 
 extern const struct xs_key xs_settings_keys[];	/* seed algo hand-size hash-fields hand-fields slot-count seed-file */
 extern const struct xs_key xs_target_keys[];	/* qsize drain id slots */
-extern const struct xs_key xs_service_keys[];	/* algo hand-size encap tunnel-src tunnel-src6 slot-count hash-fields quic */
+/* algo hand-size encap tunnel-src tunnel-src6 slot-count hash-fields quic, then the check's */
+extern const struct xs_key xs_service_keys[];
 extern const struct xs_key xs_backend_keys[];	/* weight drain id slots */
 
 /* The setters below for a caller that holds a spec of either kind behind a key table. */

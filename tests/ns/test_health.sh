@@ -1,0 +1,392 @@
+#!/bin/bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# Health checks (docs/health.md): five backends serving HTTP behind xdpsteer,
+# 200 clients connecting in a loop, and `xdpsteer agent IFACE` checking the
+# state the interface has (no file, no etcd). A backend's server is killed:
+# it must be out within fall x interval + timeout, then take no new
+# connection, with no client error but those it caused before it was out.
+# Restarted, it must come back after rise checks to exactly its old slots
+# (`xdpsteer lookup` of many flows identical to before). A flapping backend
+# is damped; a file re-applied keeps a down backend out; the udp and dns
+# kinds work; bad settings in a file are refused with FILE:LINE, changing
+# nothing. Needs root; about 80 s; V=1 for detail.
+#
+#   tests/ns/test_health.sh [--list | TEST...]   (default: every t_* function, in order)
+#
+# Testbed: $NS_CL (client), $NS_LB (xdpsteer + agent), $NS_BE1..5 (HTTP on
+# :8080, the VIP on lo, xdpsteer decap), one bridge in $NS_SW. ipip encap.
+set -euo pipefail
+
+XS_SUITE=health
+if [ -z "${XS_HC_WATCHDOG:-}" ]; then
+	export XS_HC_WATCHDOG=1
+	exec timeout -k 20 "${XS_HC_TIMEOUT:-300}" bash "$0" "$@"
+fi
+
+# shellcheck source=tests/ns/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=tests/ns/state.sh
+. "$(dirname "${BASH_SOURCE[0]}")/state.sh"
+
+DRIVE=$XS_TOP/tests/ns/health_drive.py
+R=$RUN_ID
+NS_SW=hcw-$R
+NS_CL=hcc-$R
+NS_LB=hcl-$R
+IF_CL=hcc$R
+IF_LB=hcl$R
+BES=(1 2 3 4 5)
+be_ns() { echo "hc$1-$R"; }
+be_if() { echo "hc$1$R"; }
+SEG=198.18.9
+CL=$SEG.2
+LB=$SEG.10
+be4() { echo "$SEG.10$1"; }
+VIP=198.19.9.1
+PORT=8080
+SVC=$VIP:$PORT/tcp
+SEED=5eed00000000000000000000000009c1
+# Short timings keep the test short: out within FALL x INTERVAL + TIMEOUT = 1.2 s,
+# the commit that takes it out included (about 100 ms here: the data plane's
+# transaction waits for an RCU grace period).
+INTERVAL=300ms
+TIMEOUT=300ms
+RISE=3
+FALL=3
+BOUND_MS=$((FALL * 300 + 300))
+N_LOOKUP=400
+T=""
+
+# ---- testbed ----------------------------------------------------------------
+
+# port NS IF IP: veth IF in NS, its peer s$IF on the bridge (running XDP_PASS,
+# so that the load balancer's XDP_TX frames are accepted).
+port() {
+	ip link add "$2" netns "$1" type veth peer name "s$2" netns "$NS_SW" || return 1
+	ip -n "$NS_SW" link set "s$2" master br0 up
+	ip -n "$1" addr add "$3/24" dev "$2"
+	ip -n "$1" link set "$2" up
+	run_in "$1" sysctl -qw "net.ipv6.conf.$2.disable_ipv6=1"
+}
+
+setup_health_testbed() {
+	local i ns
+	XS_TMP=$(mktemp -d /tmp/xdpsteer-hc.XXXXXX)
+	chmod 755 "$XS_TMP"
+	cp "$XS" "$XS_TMP/xdpsteer" && XS=$XS_TMP/xdpsteer || return 1
+	ns_add "$NS_SW" && ns_add "$NS_CL" && ns_add "$NS_LB" || return 1
+	for i in "${BES[@]}"; do ns_add "$(be_ns "$i")" || return 1; done
+	ip -n "$NS_SW" link add br0 type bridge || return 1
+	ip -n "$NS_SW" link set br0 up
+	port "$NS_CL" "$IF_CL" "$CL" && port "$NS_LB" "$IF_LB" "$LB" || return 1
+	for i in "${BES[@]}"; do port "$(be_ns "$i")" "$(be_if "$i")" "$(be4 "$i")" || return 1; done
+	run_in "$NS_SW" ip link set dev "s$IF_LB" xdp obj "$(pass_prog)" sec xdp || return 1
+	run_in "$NS_CL" ethtool -K "$IF_CL" tx off >/dev/null || return 1
+	ip -n "$NS_CL" route add "$VIP/32" via "$LB"
+	run_in "$NS_LB" sysctl -qw net.ipv4.conf.all.forwarding=1 || return 1
+	for i in "${BES[@]}"; do
+		ns=$(be_ns "$i")
+		ip -n "$ns" addr add "$VIP/32" dev lo
+		run_in "$ns" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
+			"net.ipv4.conf.$(be_if "$i").rp_filter=0" net.ipv4.conf.lo.rp_filter=0 || return 1
+		decap_attach_in "$ns" "$(be_if "$i")" >/dev/null || return 1
+	done
+}
+
+lb() { xs_in "$NS_LB" "$@"; }
+
+# serve I [--flap]: backend I's HTTP server, in the background as BG_SRV<I>.
+serve() {
+	local i=$1
+	shift
+	rm -f "$T.ready$i"
+	bg_start "SRV$i" nsenter --net=/run/netns/"$(be_ns "$i")" -- \
+		"$PYTHON" "$DRIVE" serve --id "$(be4 "$i")" --port "$PORT" --ready "$T.ready$i" "$@"
+	wait_file "$T.ready$i" 10
+}
+unserve() {
+	local v=BG_SRV$1
+	kill -9 "${!v}" 2>/dev/null || true
+	wait "${!v}" 2>/dev/null || true
+}
+
+# lb_setup [SERVICE KEYS...]: attach, the service with a check, the five backends.
+lb_setup() {
+	local i
+	xs_detach_quiet "$NS_LB" "$IF_LB"
+	attach_in "$NS_LB" "$IF_LB" --seed "$SEED" >/dev/null
+	lb service add "$IF_LB" "$SVC" --check http --interval "$INTERVAL" --timeout "$TIMEOUT" \
+		--rise "$RISE" --fall "$FALL" --check-path /health --min-healthy 4 "$@" >/dev/null
+	for i in "${BES[@]}"; do lb backend add "$IF_LB" "$SVC" "$(be4 "$i")" >/dev/null; done
+}
+
+# agent_start: `xdpsteer agent IFACE`, the running state only; its log in $T.agent.
+agent_start() {
+	mkdir -p "$XS_TMP/run"
+	bg_start AGENT nsenter --net=/run/netns/"$NS_LB" -- ${XS_HC_AGENT_WRAP:-} "${XS_HC_AGENT:-$XS}" agent "$IF_LB" \
+		--run-dir "$XS_TMP/run" >"$T.agent" 2>&1
+}
+agent_stop() {
+	kill "$BG_AGENT" 2>/dev/null || true
+	wait "$BG_AGENT" 2>/dev/null || true
+}
+
+# health ADDR: the backend's health as `service list --json` shows it.
+health() {
+	lb service list "$IF_LB" --json --run-dir "$XS_TMP/run" |
+		pyx "[b['health'] for s in d for b in s['backends'] if b['backend'] == '$1'][0]" -
+}
+
+# wait_health ADDR STATE SECONDS: polled in the agent's health file (service
+# list reads the same file, but takes a CLI and a python start each time).
+wait_health() {
+	local k f=$XS_TMP/run/health-$IF_LB
+	for ((k = 0; k < $3 * 200; k++)); do
+		grep -q "^backend $SVC $1 state $2 " "$f" 2>/dev/null && return 0
+		sleep 0.005
+	done
+	fail "$1 is $(health "$1") after $3 s, not $2"
+}
+
+# lookups OUT: what `xdpsteer lookup` says of N_LOOKUP flows never seen.
+lookups() {
+	"$PYTHON" "$XS_TOP/tests/ns/lb_traffic.py" predict --ns "$NS_LB" --iface "$IF_LB" --xs "$XS" \
+		--dst "$VIP" --dport "$PORT" --sports "20000-$((20000 + N_LOOKUP - 1))" --src "$CL" \
+		--jobs 2 --out "$1.json"
+	pyx "'\\n'.join('%s %s %s' % (f, v['backend'], v['slot']) for f, v in sorted(d.items()))" "$1.json" >"$1"
+}
+
+# ---- tests ---------------------------------------------------------------------
+
+# The check keys: kept in the running state, printed by show and service list.
+t_keys() {
+	T=$XS_TMP/keys
+	lb_setup --on-down redecide
+	lb show "$IF_LB" | grep "^service" | tee "$T.show"
+	grep -q " check http interval 300ms timeout 300ms check-path /health min-healthy 4" "$T.show" ||
+		fail "show does not print the check"
+	assert_eq "service list --json check" "$(lb service list "$IF_LB" --json | pyx 'd[0]["check"]' -)" \
+		"check http interval 300ms timeout 300ms check-path /health min-healthy 4"
+	# show's output applies back to the same state: nothing to do.
+	lb show "$IF_LB" >"$T.conf"
+	chmod 600 "$T.conf"
+	lb apply "$IF_LB" -f "$T.conf" | tee "$T.apply"
+	grep -q "no changes" "$T.apply" || fail "show's own output is not a no-op"
+	assert_eq "health before any agent" "$(health "$(be4 1)")" unchecked
+}
+
+now() { date +%s.%N; }
+
+# Kill one backend's server under 200 clients; restore it.
+t_kill_restore() {
+	local i dead t_kill t_out t_up ms cpid res late
+	T=$XS_TMP/kill
+	dead=$(be4 3)
+	lb_setup
+	for i in "${BES[@]}"; do serve "$i"; done
+	agent_start
+	for i in "${BES[@]}"; do wait_health "$(be4 "$i")" up 5; done
+	lookups "$T.before"
+	run_in "$NS_CL" "$PYTHON" "$DRIVE" clients --vip "$VIP" --port "$PORT" --clients 200 \
+		--seconds 8 --pause 0.3 --out "$T.clients.json" &
+	cpid=$!
+	sleep 2
+	t_kill=$(now)
+	unserve 3
+	wait_health "$dead" down 5
+	t_out=$(now)
+	ms=$(awk -v a="$t_kill" -v b="$t_out" 'BEGIN { print int((b - a) * 1000) }')
+	echo "detection: $dead out $ms ms after its server died (bound: $BOUND_MS ms, + 20 ms polling)"
+	[ "$ms" -le $((BOUND_MS + 20)) ] || fail "out after $ms ms, more than $BOUND_MS ms"
+	# The metrics say the same, in a form promtool accepts.
+	lb stats "$IF_LB" --format prometheus --run-dir "$XS_TMP/run" >"$T.prom"
+	promtool check metrics <"$T.prom" || fail "promtool rejects the health metrics"
+	assert_eq "xdpsteer_backend_healthy of $dead" \
+		"$(awk -v b="backend=\"$dead\"" 'index($0, "xdpsteer_backend_healthy{") == 1 && index($0, b) { print $2 }' "$T.prom")" 0
+	assert_eq "xdpsteer_backend_healthy of the four others" \
+		"$(awk 'index($0, "xdpsteer_backend_healthy{") == 1 { s += $2 } END { print s }' "$T.prom")" 4
+	awk -v b="backend=\"$dead\"" -v k="$t_kill" 'index($0, "xdpsteer_backend_health_last_change_timestamp_seconds{") == 1 &&
+		index($0, b) { if ($2 + 1 < k) exit 1; found = 1 } END { exit !found }' "$T.prom" ||
+		fail "the last change of $dead is not the kill's"
+	wait "$cpid"
+	grep "health: .*$dead" "$T.agent"
+	# The clients' times are from their start: the kill and the out on that clock.
+	local k o
+	k=$(pyx "round($t_kill - d['wall0'], 3)" "$T.clients.json")
+	o=$(pyx "round($t_out - d['wall0'], 3)" "$T.clients.json")
+	res=$(pyx "(lambda c: '%d connections, %d errors (%d ended before the kill, %d between the kill and the out, %d started after)' % (len(c), sum('error' in r for r in c), sum('error' in r and r['end'] < $k for r in c), sum('error' in r and r['end'] >= $k and r['t'] <= $o for r in c), sum('error' in r and r['t'] > $o for r in c)))(d['connections'])" "$T.clients.json")
+	echo "clients: $res (kill at t=$k s, out at t=$o s)"
+	echo "$res" >"$T.counts"
+	pyx "sorted({r['error'] for r in d['connections'] if 'error' in r})" "$T.clients.json"
+	assert_eq "client errors that ended before the kill" \
+		"$(pyx "sum('error' in r and r['end'] < $k for r in d['connections'])" "$T.clients.json")" 0
+	assert_eq "client errors that started after the backend was out" \
+		"$(pyx "sum('error' in r and r['t'] > $o for r in d['connections'])" "$T.clients.json")" 0
+	pyx "sorted({r['error'] for r in d['connections'] if 'error' in r})" "$T.clients.json"
+	assert_eq "connections to the dead backend after it was out" \
+		"$(pyx "sum(r.get('backend') == '$dead' and r['t'] > $o for r in d['connections'])" "$T.clients.json")" 0
+	assert_eq "backends serving after it was out" \
+		"$(pyx "sorted({r['backend'] for r in d['connections'] if 'backend' in r and r['t'] > $o})" "$T.clients.json")" \
+		"[\"$(be4 1)\", \"$(be4 2)\", \"$(be4 4)\", \"$(be4 5)\"]"
+	# While it is down, the flows of the four others do not move.
+	lookups "$T.during"
+	assert_eq "flows of live backends that moved while it was down" \
+		"$(paste -d' ' "$T.before" "$T.during" | awk -v d="$dead" '$2 != d && $2 != $5' | wc -l)" 0
+	echo "flows of $dead while it is down: $(grep -c " $dead " "$T.during" || true)"
+	# Restore: up after RISE good checks, in its old slots.
+	t_up=$(now)
+	serve 3
+	wait_health "$dead" up 5
+	t_out=$(now)
+	echo "recovery: $dead back $(awk -v a="$t_up" -v b="$t_out" 'BEGIN { print int((b - a) * 1000) }') ms after its server returned (rise $RISE x $INTERVAL, + the server's start)"
+	lookups "$T.after"
+	echo "flows of $dead before: $(grep -c " $dead " "$T.before"), after: $(grep -c " $dead " "$T.after")"
+	assert_eq "lookups that differ from before the failure (of $N_LOOKUP)" \
+		"$(diff "$T.before" "$T.after" | grep -c '^<' || true)" 0
+	# The pool is as it was: the flows that failed are looked up in it.
+	"$PYTHON" "$XS_TOP/tests/ns/lb_traffic.py" predict --ns "$NS_LB" --iface "$IF_LB" --xs "$XS" \
+		--dst "$VIP" --dport "$PORT" --src "$CL" --jobs 2 --out "$T.errs.json" --sports \
+		"$(pyx "','.join(str(r['sport']) for r in d['connections'] if 'error' in r) or '1'" "$T.clients.json")"
+	assert_eq "failed connections whose flow was the dead backend's" \
+		"$(pyx "sorted({v['backend'] for v in d.values()})" "$T.errs.json")" "[\"$dead\"]"
+	lb stats "$IF_LB" --run-dir "$XS_TMP/run" | grep -A6 "^service" | grep "$dead"
+	assert_eq "stats --json health" "$(lb stats "$IF_LB" --json --run-dir "$XS_TMP/run" |
+		pyx "[b['health'] for b in d['services'][0]['backends'] if b['backend'] == '$dead'][0]" -)" up
+	agent_stop
+	for i in "${BES[@]}"; do unserve "$i"; done
+}
+
+# A backend whose check alternates good and bad is never toggled with rise 3, fall 3.
+t_flap() {
+	local i n
+	T=$XS_TMP/flap
+	lb_setup
+	for i in 1 2 4 5; do serve "$i"; done
+	serve 3 --flap
+	agent_start
+	sleep 6 # 20 probes, alternating
+	agent_stop
+	grep "health:" "$T.agent" || true
+	n=$(grep -c "$(be4 3): \(down\|up again\)" "$T.agent" || true)
+	echo "state changes of the flapping backend in about 20 probes: $n"
+	assert_eq "state changes of the flapping backend" "$n" 0
+	for i in "${BES[@]}"; do unserve "$i"; done
+}
+
+# File mode: the agent re-applies its file, and the down backend stays down
+# (health is an overlay on every commit); restored, it is back in its slots.
+t_file_mode() {
+	local i f dead
+	T=$XS_TMP/filemode
+	dead=$(be4 2)
+	f=$T.conf
+	xs_detach_quiet "$NS_LB" "$IF_LB"
+	attach_in "$NS_LB" "$IF_LB" --seed "$SEED" >/dev/null
+	{
+		echo "seed $SEED"
+		echo "service $SVC check tcp interval $INTERVAL timeout $TIMEOUT rise $RISE fall $FALL"
+		for i in "${BES[@]}"; do echo "backend $SVC $(be4 "$i")"; done
+	} >"$f"
+	chmod 600 "$f"
+	for i in "${BES[@]}"; do serve "$i"; done
+	mkdir -p "$XS_TMP/run"
+	bg_start AGENT nsenter --net=/run/netns/"$NS_LB" -- "$XS" agent "$IF_LB" -f "$f" \
+		--run-dir "$XS_TMP/run" >"$T.agent" 2>&1
+	for i in "${BES[@]}"; do wait_health "$(be4 "$i")" up 5; done
+	lookups "$T.before"
+	unserve 2
+	wait_health "$dead" down 5
+	# A change of the file: re-applied, with the backend still out.
+	echo "# touched" >>"$f"
+	sleep 1.5
+	grep -c "plan for $IF_LB" "$T.agent" | sed 's/^/plans applied: /'
+	assert_eq "flows of $dead after the file was re-applied" \
+		"$(lookups "$T.during" && grep -c " $dead " "$T.during" || true)" 0
+	assert_eq "$dead in the running state" \
+		"$(lb service list "$IF_LB" --json | pyx "[b['health'] for b in d[0]['backends'] if b['backend'] == '$dead'][0]" -)" down
+	serve 2
+	wait_health "$dead" up 5
+	lookups "$T.after"
+	assert_eq "lookups that differ from before the failure (of $N_LOOKUP)" \
+		"$(diff "$T.before" "$T.after" | grep -c '^<' || true)" 0
+	agent_stop
+	grep "health:" "$T.agent"
+	for i in "${BES[@]}"; do unserve "$i"; done
+}
+
+# The datagram kinds: udp (a payload and the start of its answer) and dns.
+t_udp_dns() {
+	local kind svc i
+	T=$XS_TMP/udp
+	for kind in udp dns; do
+		svc=$VIP:53/udp
+		xs_detach_quiet "$NS_LB" "$IF_LB"
+		attach_in "$NS_LB" "$IF_LB" --seed "$SEED" >/dev/null
+		if [ "$kind" = udp ]; then
+			lb service add "$IF_LB" "$svc" --check udp --check-send ping --check-reply pong \
+				--interval "$INTERVAL" --timeout "$TIMEOUT" >/dev/null
+		else
+			lb service add "$IF_LB" "$svc" --check dns --interval "$INTERVAL" \
+				--timeout "$TIMEOUT" >/dev/null
+		fi
+		for i in 1 2; do
+			lb backend add "$IF_LB" "$svc" "$(be4 "$i")" >/dev/null
+			rm -f "$T.ready$i"
+			bg_start "SRV$i" nsenter --net=/run/netns/"$(be_ns "$i")" -- \
+				"$PYTHON" "$DRIVE" udp --id "$(be4 "$i")" --port 53 --ready "$T.ready$i"
+			wait_file "$T.ready$i" 10
+		done
+		SVC=$svc agent_start
+		SVC=$svc wait_health "$(be4 1)" up 5
+		SVC=$svc wait_health "$(be4 2)" up 5
+		unserve 2
+		SVC=$svc wait_health "$(be4 2)" down 5
+		echo "ok: $kind: $(grep "$(be4 2)" "$XS_TMP/run/health-$IF_LB")"
+		agent_stop
+		unserve 1
+	done
+}
+
+# Bad check settings in a file: FILE:LINE, nothing changed.
+t_file_rules() {
+	local f
+	T=$XS_TMP/rules
+	local IF_STEER=$IF_LB # dump_state reads it
+	lb_setup
+	dump_state "$T.before"
+	f=$T.conf
+	printf '%s\n' "seed $SEED" "service $SVC check http interval 200ms timeout 300ms" \
+		"backend $SVC $(be4 1)" >"$f"
+	chmod 600 "$f"
+	if lb apply "$IF_LB" -f "$f" >"$T.out" 2>"$T.err"; then fail "a timeout past the interval was applied"; fi
+	cat "$T.err"
+	grep -q "^$f:2: service $SVC: timeout 300ms is longer than interval 200ms" "$T.err" ||
+		fail "no FILE:LINE error"
+	printf '%s\n' "seed $SEED" "service $SVC check tcp expect 200" >"$f"
+	if lb apply "$IF_LB" -f "$f" >"$T.out" 2>"$T.err"; then fail "expect on a tcp check was applied"; fi
+	cat "$T.err"
+	grep -q "^$f:2: service $SVC: expect applies to http checks only, not tcp" "$T.err" ||
+		fail "no FILE:LINE error"
+	assert_same_state "bad files" "$T.before"
+}
+
+# ---------------------------------------------------------------------------
+main() {
+	local t t0
+	ns_select "$@"
+	install_trap
+	trap cleanup_lb EXIT
+	preflight || fatal "$XS_SUITE" "$PREFLIGHT_REASON"
+	command -v ethtool >/dev/null || fatal "$XS_SUITE" "missing tool: ethtool (make deps)"
+	decap_preflight
+	setup_health_testbed || fatal "$XS_SUITE" "cannot build the namespace testbed"
+	for t in "${NS_TESTS[@]}"; do
+		t0=$(date +%s.%N)
+		run_test "$t" "t_$t"
+		awk -v t="$t" -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "    (%s: %.1f s)\n", t, b - a }'
+	done
+	finish "$XS_SUITE"
+}
+
+[ "${XS_HC_NO_MAIN:-}" = 1 ] || main "$@"
