@@ -192,17 +192,21 @@ def pools(a):
     for s in json.loads(nsrun(a.ns, [a.xs, "service", "list", a.iface, "--json"])):
         for b in s["backends"]:
             ids[b["id"]] = b["backend"]
+    def dump(name):
+        return {e["formatted"]["key"]: e["formatted"]["value"] for e in json.loads(
+            subprocess.run([a.bpftool, "map", "dump", "pinned", f"{a.pin_dir}/{name}", "-j"],
+                           capture_output=True, text=True, timeout=30, check=True).stdout)}
+
+    # Pool N's header is in xs_pool_hdrs at the live generation's pool_base + N.
+    base = dump("xs_self")[0]["pool_base"]
+    hdrs = dump("xs_pool_hdrs")
     out = {}
     for name in a.pools.split(","):
-        dump = json.loads(subprocess.run([a.bpftool, "map", "dump", "pinned",
-                                          f"{a.pin_dir}/{name}", "-j"], capture_output=True,
-                                         text=True, timeout=30, check=True).stdout)
-        ent = {e["formatted"]["key"]: e["formatted"]["value"] for e in dump}
-        hdr = ent[0]["hdr"]
+        ent = dump(name)
+        hdr = hdrs[base + int(name[len("pool"):])]
         n = hdr["n_buckets"]
         out[name] = {"hdr": hdr,
-                     "buckets": [ids.get(ent[b + 1]["bucket"]["target"], ent[b + 1]["bucket"]["target"])
-                                 for b in range(n)]}
+                     "buckets": [ids.get(ent[b]["target"], ent[b]["target"]) for b in range(n)]}
     return out
 
 
