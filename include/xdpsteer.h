@@ -93,6 +93,7 @@ struct xs_service_key {
 enum xs_encap {
 	XS_ENCAP_IPIP = 0,   /* outer IPv4 (IPIP) or IPv6 (IP6IP6, IPv4-in-IPv6) by backend family */
 	XS_ENCAP_L2 = 1,     /* rewrite the destination MAC: L2 direct server return */
+	XS_ENCAP_GUE = 2,    /* outer IPv4 or IPv6 by backend family, UDP, GUE (xs_gue.h) */
 };
 
 struct xs_service {

@@ -17,7 +17,9 @@ struct xs_decap_addr {
 	X(XS_D_IPIP, "ipip", "decapsulated: IPv4 in IPv4")                     \
 	X(XS_D_4IN6, "ipv4_in_ipv6", "decapsulated: IPv4 in IPv6")             \
 	X(XS_D_6IN6, "ip6ip6", "decapsulated: IPv6 in IPv6")                   \
-	X(XS_D_NOT_TUNNEL, "not_tunnel", "passed: not IPIP/IPv6 tunnel traffic") \
+	X(XS_D_GUE, "gue", "decapsulated: GUE (IPv4 or IPv6 in UDP)")         \
+	X(XS_D_GUE_OTHER, "gue_other", "passed: GUE control, other version or inner") \
+	X(XS_D_NOT_TUNNEL, "not_tunnel", "passed: not IPIP, IPv6 or GUE tunnel traffic") \
 	X(XS_D_NOT_LOCAL, "not_local", "passed: tunnel to an address not ours") \
 	X(XS_D_FRAGMENT, "outer_fragment", "passed: fragmented outer packet")  \
 	X(XS_D_MALFORMED, "malformed", "passed: cut short or bad header")      \

@@ -45,9 +45,9 @@ const struct xs_key xs_target_keys[] = {
 const struct xs_key xs_service_keys[] = {
 	{ "algo", "jump|shuffle", "selection algorithm (default jump)" },
 	{ "hand-size", "H", "shuffle: cards per hand, 1-15 (default " XS_XSTR(XS_DEFAULT_HAND) ")" },
-	{ "encap", "ipip|l2", "delivery: IP-in-IP tunnel or L2 DSR (default ipip)" },
-	{ "tunnel-src", "CIDR", "ipip: outer IPv4 source prefix (default " XS_DEFAULT_TUNNEL_SRC4 ")" },
-	{ "tunnel-src6", "CIDR", "ipip: outer IPv6 source prefix (default " XS_DEFAULT_TUNNEL_SRC6 ")" },
+	{ "encap", "ipip|l2|gue", "delivery: IP-in-IP tunnel, L2 DSR or GUE over UDP (default ipip)" },
+	{ "tunnel-src", "CIDR", "ipip, gue: outer IPv4 source prefix (default " XS_DEFAULT_TUNNEL_SRC4 ")" },
+	{ "tunnel-src6", "CIDR", "ipip, gue: outer IPv6 source prefix (default " XS_DEFAULT_TUNNEL_SRC6 ")" },
 	{ "slot-count", "N", "its pool's slots, holes included (default: as needed)" },
 	{ "hash-fields", "LIST", "its flow hash fields, e.g. dport (default: the interface's)" },
 	{ "quic", "on|off", "udp: route short-header QUIC by the server id in its connection id "
