@@ -1,0 +1,212 @@
+#!/bin/bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# GUE delivery (--encap gue), real TCP end to end. Needs root; V=1 for detail.
+#
+#   tests/ns/test_gue.sh [--list | TEST...]   (default: every t_* function, in order)
+#
+# gue_tcp: TCP connections to a VIP through load balancer A, GUE to backends
+#   that run `xdpsteer decap` with the VIP on their loopback and answer the
+#   client directly; every byte echoed, every connection's packets counted as
+#   GUE by its backend's decap program (and none as ipip), on a port other
+#   than the default, set on both sides.
+# gue_port_mismatch: the same with the backends' decap on another port: the
+#   decap program leaves the UDP alone, so no connection opens.
+#
+# Testbed (names carry RUN_ID, so suites never clash):
+#
+#        $NS_CL (client)   $NS_LA (lb A)   $NS_LB (lb B)
+#              |                 |               |
+#   $NS_SW: ---+----- br0 -------+-------+-------+------+------+
+#                                        |       |      |      |
+#                                     be 1    be 2   be 3   be 4   (VIP on lo, decap)
+set -euo pipefail
+
+XS_SUITE=gue
+if [ -z "${XS_GUE_WATCHDOG:-}" ]; then
+	export XS_GUE_WATCHDOG=1
+	exec timeout -k 20 "${XS_GUE_TIMEOUT:-300}" bash "$0" "$@"
+fi
+
+# shellcheck source=tests/ns/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+LBT=$XS_TOP/tests/ns/lb_traffic.py
+PASS_SRC=$XS_TOP/tests/ns/xdp_pass.bpf.c
+
+R=$RUN_ID
+NS_SW=gusw-$R
+NS_CL=gucl-$R
+NS_LA=gula-$R
+NS_LB=gulb-$R
+IF_CL=guc$R
+IF_LA=gul$R
+IF_LB=gum$R
+BES=(1 2 3 4)
+be_ns() { echo "gub$1-$R"; }
+be_if() { echo "gu$1$R"; }
+
+# RFC 2544 benchmarking range, inside our namespaces only.
+SEG4=198.18.4
+CL4=$SEG4.2
+LA4=$SEG4.10
+LB4=$SEG4.11
+be4() { echo "$SEG4.10$1"; }
+VIPNET4=198.19.4.0/24
+VIP=198.19.4.1
+PORT=8080
+SVC="$VIP:$PORT/tcp"
+# GUE adds 32 bytes over IPv4: the data-centre links are larger than the client's.
+MTU_CLIENT=1500
+MTU_DC=1600
+SEED=5eed000000000000000000000000e015
+GUE_PORT=6080
+
+T=""
+
+# port NS IF IP4 MTU: veth IF in NS, its peer ${IF}s on the bridge.
+port() {
+	local ns=$1 ifc=$2
+	ip link add "$ifc" netns "$ns" mtu "$4" type veth peer name "${ifc}s" netns "$NS_SW" \
+		mtu "$4" || return 1
+	run_in "$ns" sysctl -qw "net.ipv6.conf.$ifc.disable_ipv6=1"
+	run_in "$NS_SW" sysctl -qw "net.ipv6.conf.${ifc}s.disable_ipv6=1"
+	ip -n "$NS_SW" link set "${ifc}s" master br0 up
+	ip -n "$ns" addr add "$3/24" dev "$ifc"
+	ip -n "$ns" link set "$ifc" up
+}
+
+setup_gue_testbed() {
+	local i ns
+	ns_add "$NS_SW" && ns_add "$NS_CL" && ns_add "$NS_LA" && ns_add "$NS_LB" || return 1
+	for i in "${BES[@]}"; do
+		ns_add "$(be_ns "$i")" || return 1
+	done
+	ip -n "$NS_SW" link add br0 type bridge || return 1
+	run_in "$NS_SW" sysctl -qw net.ipv6.conf.br0.disable_ipv6=1
+	ip -n "$NS_SW" link set br0 up
+	port "$NS_CL" "$IF_CL" "$CL4" "$MTU_CLIENT" || return 1
+	port "$NS_LA" "$IF_LA" "$LA4" "$MTU_DC" || return 1
+	port "$NS_LB" "$IF_LB" "$LB4" "$MTU_DC" || return 1
+	for i in "${BES[@]}"; do
+		port "$(be_ns "$i")" "$(be_if "$i")" "$(be4 "$i")" "$MTU_DC" || return 1
+	done
+	# Client: TX checksums in software (a partial checksum does not survive
+	# XDP_TX); the VIPs are routed via load balancer A.
+	run_in "$NS_CL" ethtool -K "$IF_CL" tx off >/dev/null || return 1
+	ip -n "$NS_CL" route add "$VIPNET4" via "$LA4"
+	# Load balancers: bpf_fib_lookup needs forwarding; their bridge-side
+	# peers run XDP so that veth delivers what they send with XDP_TX.
+	for ns in "$NS_LA" "$NS_LB"; do
+		run_in "$ns" sysctl -qw net.ipv4.conf.all.forwarding=1 || return 1
+	done
+	run_in "$NS_SW" ip link set dev "${IF_LA}s" xdp obj "$XS_TMP/pass.o" sec xdp || return 1
+	run_in "$NS_SW" ip link set dev "${IF_LB}s" xdp obj "$XS_TMP/pass.o" sec xdp || return 1
+	# Backends: the VIP on lo, no reverse-path filter (the decap program
+	# attaches per test). The backends forward too: second chance sends on.
+	for i in "${BES[@]}"; do
+		ns=$(be_ns "$i")
+		ip -n "$ns" addr add "$VIP/32" dev lo
+		run_in "$ns" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
+			"net.ipv4.conf.$(be_if "$i").rp_filter=0" net.ipv4.conf.lo.rp_filter=0 || return 1
+	done
+}
+
+la() { xs_in "$NS_LA" "$@"; }
+
+# decaps [ARGS...]: the decap program on every backend, with ARGS.
+decaps() {
+	local i
+	for i in "${BES[@]}"; do
+		decap_detach_quiet "$(be_ns "$i")" "$(be_if "$i")"
+		decap_attach_in "$(be_ns "$i")" "$(be_if "$i")" "$@" >/dev/null || return 1
+	done
+}
+
+# decap_sum COUNTER: COUNTER summed over the backends' decap programs.
+decap_sum() {
+	local i n=0 v
+	for i in "${BES[@]}"; do
+		v=$(xs_in "$(be_ns "$i")" decap stats "$(be_if "$i")" --json |
+			pyx "d[\"counters\"][\"$1\"]" -)
+		n=$((n + v))
+	done
+	echo "$n"
+}
+
+# servers: one echo server per backend on VIP:$PORT, naming itself by its address.
+servers() {
+	local i
+	for i in "${BES[@]}"; do
+		rm -f "$T.ready$i"
+		bg_start "SRV$i" nsenter --net=/run/netns/"$(be_ns "$i")" -- \
+			"$PYTHON" "$LBT" serve --id "$(be4 "$i")" --bind "$VIP" --port "$PORT" \
+			--ready "$T.ready$i" --max-seconds 200
+	done
+	for i in "${BES[@]}"; do
+		wait_file "$T.ready$i" 10
+	done
+}
+
+# lb_start NS IFACE: xdpsteer on a load balancer, service $SVC with GUE and backends 1, 2.
+lb_start() {
+	xs_detach_quiet "$1" "$2"
+	attach_in "$1" "$2" --seed "$SEED" --gue-port "$GUE_PORT" >/dev/null
+	xs_in "$1" service add "$2" "$SVC" --encap gue >/dev/null
+	xs_in "$1" backend add "$2" "$SVC" "$(be4 1)" >/dev/null
+	xs_in "$1" backend add "$2" "$SVC" "$(be4 2)" >/dev/null
+}
+
+t_gue_tcp() {
+	local gue0 ipip0 gue1
+	T=$XS_TMP/gue_tcp
+	decaps --gue-port "$GUE_PORT"
+	lb_start "$NS_LA" "$IF_LA"
+	servers
+	gue0=$(decap_sum gue)
+	ipip0=$(decap_sum ipip)
+	run_in "$NS_CL" "$PYTHON" "$LBT" connect --src "$CL4" --sports 20000-20059 --vip "$VIP" \
+		--port "$PORT" --out "$T.conn.json"
+	assert_eq "connections whose every byte came back" "$(pyx 'd["ok"]' "$T.conn.json")" 60
+	assert_eq "backends that answered" \
+		"$(pyx 'sorted(set(f["backend"] for f in d["flows"].values()))' "$T.conn.json")" \
+		"[\"$(be4 1)\", \"$(be4 2)\"]"
+	gue1=$(decap_sum gue)
+	# A connection is at least 4 client packets: SYN, the request, ACKs, FIN or RST.
+	assert_true "GUE packets decapsulated: $((gue1 - gue0)) >= 240" "$([ $((gue1 - gue0)) -ge 240 ] && echo true)"
+	assert_eq "ipip packets decapsulated" "$(decap_sum ipip)" "$ipip0"
+	pyx '"summary: %d connections, %d bytes checked, %d GUE packets decapsulated" % (d["ok"], d["bytes_checked"], '"$((gue1 - gue0))"')' "$T.conn.json"
+}
+
+t_gue_port_mismatch() {
+	T=$XS_TMP/gue_mismatch
+	decaps --gue-port $((GUE_PORT + 1))
+	lb_start "$NS_LA" "$IF_LA"
+	servers
+	run_in "$NS_CL" "$PYTHON" "$LBT" connect --src "$CL4" --sports 20100-20104 --vip "$VIP" \
+		--port "$PORT" --timeout 2 --out "$T.conn.json" || true
+	assert_eq "connections through a decap on another port" "$(pyx 'd["ok"]' "$T.conn.json")" 0
+	assert_true "the decap programs saw UDP that is not their GUE" \
+		"$([ "$(decap_sum not_tunnel)" -gt 0 ] && echo true)"
+}
+
+main() {
+	ns_select "$@"
+	install_trap
+	trap cleanup_lb EXIT
+	preflight || fatal "$XS_SUITE" "$PREFLIGHT_REASON"
+	command -v ethtool >/dev/null || fatal "$XS_SUITE" "missing tool: ethtool (make deps)"
+	decap_preflight
+	clang -O2 -g -target bpf -c "$PASS_SRC" -o "$XS_TMP/pass.o" ||
+		fatal "$XS_SUITE" "cannot compile $PASS_SRC"
+	setup_gue_testbed || fatal "$XS_SUITE" "cannot build the testbed (bridge, veth, netns)"
+	for t in "${NS_TESTS[@]}"; do
+		run_test "$t" "t_$t"
+		if [ "$V" != 1 ]; then
+			grep -h '^summary:' "$XS_TMP/$t.log" 2>/dev/null | sed 's/^/    /' || true
+		fi
+	done
+	finish "$XS_SUITE"
+}
+
+[ "${XS_GUE_NO_MAIN:-}" = 1 ] || main "$@"
