@@ -16,6 +16,7 @@
 #include <bpf/bpf_endian.h>
 #include "xs_decap.h"
 #include "xs_gue.h"
+#include "xs_hops.h"
 
 #define XS_VLAN_MAX 2
 
@@ -36,12 +37,17 @@ struct {
 	__type(value, __u64);
 } xs_decap_counters SEC(".maps");
 
-static __always_inline int xs_pass(__u32 counter)
+static __always_inline void xs_decap_count(__u32 counter)
 {
 	__u64 *c = bpf_map_lookup_elem(&xs_decap_counters, &counter);
 
 	if (c)
 		*c += 1;
+}
+
+static __always_inline int xs_pass(__u32 counter)
+{
+	xs_decap_count(counter);
 	return XDP_PASS;
 }
 
@@ -144,6 +150,27 @@ int xdpsteer_decap(struct xdp_md *ctx)
 	if (!bpf_map_lookup_elem(&xs_decap_addrs, &dst))
 		return xs_pass(XS_D_NOT_LOCAL);
 	inner = next == IPPROTO_IPIP ? bpf_htons(ETH_P_IP) : bpf_htons(ETH_P_IPV6);
+	if (gue_len > XS_GUE_OVERHEAD) {
+		/* Private data: a hop list says whether this host is where the packet ends. */
+		void *ip_start = data + (l2 & 0x1f), *at = ip_start + (outer & 0x3c);
+		int v4 = proto == bpf_htons(ETH_P_IP), verdict;
+		__u32 hop_counter;
+
+		verdict = xs_hops_check(ctx, ip_start, v4, at + XS_GUE_OVERHEAD,
+					gue_len - XS_GUE_OVERHEAD, at + (gue_len & 0xff), inner,
+					&hop_counter);
+		if (verdict == XS_HOP_PASS)
+			return xs_pass(XS_D_MALFORMED);
+		if (verdict == XS_HOP_SEND_ON) {
+			verdict = xs_hops_send(ctx, l2, v4, &hop_counter);
+			xs_decap_count(hop_counter);
+			return verdict;
+		}
+		if (hop_counter < XS_D_MAX)
+			xs_decap_count(hop_counter);
+		data = (void *)(long)ctx->data;
+		data_end = (void *)(long)ctx->data_end;
+	}
 	outer += gue_len;
 
 	/* Slide the MACs and tags forward over the outer headers, then drop them. */

@@ -25,16 +25,34 @@
 
 #define XS_OUTER_TTL 64
 
+/* Second chance: the second hop of a GUE hop list (bpf/xs_chance.h). */
+struct xs_hop {
+	__be32 addr[4];      /* of the first hop's family; IPv4 in addr[3], as xs_target stores it */
+};
+
 /* The outer IP header's size for a @family backend. */
 static __always_inline __u32 xs_outer_ip_len(__u8 family)
 {
 	return family == 4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
 }
 
-/* Bytes @encap puts ahead of the inner packet for a @family backend (l2: none is used). */
-static __always_inline __u32 xs_outer_len(__u8 encap, __u8 family)
+/* The hop list's bytes in a GUE header for a @family backend: none without a second hop. */
+static __always_inline __u32 xs_hops_len(const struct xs_hop *hop, __u8 family)
 {
-	return xs_outer_ip_len(family) + (encap == XS_ENCAP_GUE ? XS_GUE_OVERHEAD : 0);
+	if (!hop)
+		return 0;
+	return family == 4 ? XS_GUE_HOPS4_LEN : XS_GUE_HOPS6_LEN;
+}
+
+/*
+ * Bytes @encap puts ahead of the inner packet for a @family backend, with
+ * @hop's hop list (gue only; l2: none is used).
+ */
+static __always_inline __u32 xs_outer_len(__u8 encap, __u8 family, const struct xs_hop *hop)
+{
+	if (encap != XS_ENCAP_GUE)
+		return xs_outer_ip_len(family);
+	return xs_outer_ip_len(family) + XS_GUE_OVERHEAD + xs_hops_len(hop, family);
 }
 
 /*
@@ -65,22 +83,22 @@ static __always_inline void xs_ip4_outer(struct iphdr *ip, __u8 tos, __u16 tot_l
 
 /*
  * UDP and GUE after the outer IP header, for an inner packet of @inner_family
- * and @ip_len bytes. The source port is the flow's (xs_gue.h), from the same
+ * and @ip_len bytes, with @hlen words of private data (the hop list) between. The source port is the flow's (xs_gue.h), from the same
  * hash bits as the IPv6 flow label. The UDP checksum is zero: over IPv4 it
  * is optional; over IPv6 RFC 6935 and RFC 6936 allow it for a tunnel whose
  * inner packets carry their own checksums, and the receiver is xdpsteer's
  * decap program, which accepts it (docs/design.md, "GUE").
  */
 static __always_inline void xs_gue_outer(struct udphdr *udp, __u32 label, __u8 inner_family,
-					 __u16 ip_len)
+					 __u16 ip_len, __u8 hlen)
 {
 	struct xs_gue_hdr *gue = (void *)(udp + 1);
 
 	udp->source = bpf_htons(XS_GUE_SPORT_BASE | (label & XS_GUE_SPORT_MASK));
 	udp->dest = bpf_htons(cfg_gue_port);
-	udp->len = bpf_htons(ip_len + XS_GUE_OVERHEAD);
+	udp->len = bpf_htons(ip_len + XS_GUE_OVERHEAD + hlen * 4);
 	udp->check = 0;
-	gue->ver_c_hlen = 0; /* version 0, data, no extension fields */
+	gue->ver_c_hlen = hlen; /* version 0, data, no optional fields: Hlen is private data */
 	gue->proto = inner_family == 4 ? IPPROTO_IPIP : IPPROTO_IPV6;
 	gue->flags = 0;
 }
@@ -143,16 +161,55 @@ static __always_inline void xs_recipe_outer(struct xs_recipe *r, const struct xs
 }
 
 /*
+ * The two-hop list after the GUE header at @at: the first hop is where the
+ * packet goes now (@first), the second @hop. 0, or -1 if the frame is short.
+ */
+static __always_inline int xs_hops4_write(void *at, void *data_end, __be32 first,
+					  const struct xs_hop *hop)
+{
+	struct xs_gue_hops *h = at;
+	__be32 *a = (void *)(h + 1);
+
+	if ((void *)(a + 2) > data_end)
+		return -1;
+	h->kind = XS_GUE_PRIV_HOPS;
+	h->family = 4;
+	h->n_hops = 2;
+	h->next = 0;
+	a[0] = first;
+	a[1] = hop->addr[3];
+	return 0;
+}
+
+static __always_inline int xs_hops6_write(void *at, void *data_end, const __be32 *first,
+					  const struct xs_hop *hop)
+{
+	struct xs_gue_hops *h = at;
+	__be32 *a = (void *)(h + 1);
+
+	if ((void *)(a + 8) > data_end)
+		return -1;
+	h->kind = XS_GUE_PRIV_HOPS;
+	h->family = 6;
+	h->n_hops = 2;
+	h->next = 0;
+	__builtin_memcpy(a, first, 16);
+	__builtin_memcpy(a + 4, hop->addr, 16);
+	return 0;
+}
+
+/*
  * Encapsulate in place as @r says. The frame is [eth][vlan tags][IP...]; it
  * becomes [eth][outer IP][IP...], or [eth][outer IP][UDP][GUE][IP...] for
- * gue: VLAN tags are not carried into the tunnel. 0 when done, else the
- * verdict for a frame that could not be encapsulated (never 0: that is
- * XDP_ABORTED).
+ * gue, with @hop's hop list after GUE if @hop: VLAN tags are not carried
+ * into the tunnel. 0 when done, else the verdict for a frame that could not
+ * be encapsulated (never 0: that is XDP_ABORTED).
  */
 static __always_inline int xs_encap(struct xdp_md *ctx, const struct xs_parsed *p,
-				    const struct xs_recipe *r)
+				    const struct xs_recipe *r, const struct xs_hop *hop)
 {
-	__u32 outer = xs_outer_len(r->encap, r->family);
+	__u32 outer = xs_outer_len(r->encap, r->family, hop);
+	__u32 hlen = xs_hops_len(hop, r->family) / 4;
 	int delta = (int)outer - ((int)p->l3_off - (int)sizeof(struct ethhdr));
 	void *data, *data_end;
 	struct ethhdr *eth;
@@ -186,7 +243,12 @@ static __always_inline int xs_encap(struct xdp_md *ctx, const struct xs_parsed *
 				xs_count(XS_C_ENCAP_ERR);
 				return XDP_DROP;
 			}
-			xs_gue_outer(udp, r->label, p->family, p->ip_len);
+			if (hop && xs_hops4_write((void *)udp + XS_GUE_OVERHEAD, data_end,
+						  r->daddr[0], hop)) {
+				xs_count(XS_C_ENCAP_ERR);
+				return XDP_DROP;
+			}
+			xs_gue_outer(udp, r->label, p->family, p->ip_len, hlen);
 			proto = IPPROTO_UDP;
 		}
 		eth->h_proto = bpf_htons(ETH_P_IP);
@@ -202,7 +264,12 @@ static __always_inline int xs_encap(struct xdp_md *ctx, const struct xs_parsed *
 				xs_count(XS_C_ENCAP_ERR);
 				return XDP_DROP;
 			}
-			xs_gue_outer(udp, label, p->family, p->ip_len);
+			if (hop && xs_hops6_write((void *)udp + XS_GUE_OVERHEAD, data_end,
+						  r->daddr, hop)) {
+				xs_count(XS_C_ENCAP_ERR);
+				return XDP_DROP;
+			}
+			xs_gue_outer(udp, label, p->family, p->ip_len, hlen);
 			ip6->nexthdr = IPPROTO_UDP;
 		}
 		eth->h_proto = bpf_htons(ETH_P_IPV6);

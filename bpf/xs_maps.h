@@ -215,6 +215,28 @@ struct {
 	__type(value, struct xs_nexthop);
 } xs_nexthops SEC(".maps");
 
+/* Second chance: the pool before a change, its window, its backends (xdpsteer.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, XS_MAX_POOLS);
+	__type(key, __u32);
+	__array(values, struct xs_pool_map);
+} xs_prev_pools SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XS_MAX_POOLS);
+	__type(key, __u32);
+	__type(value, struct xs_prev_gen);
+} xs_prev_gens SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 2 * XS_MAX_BACKENDS);
+	__type(key, struct xs_prev_target_key);
+	__type(value, struct xs_target);
+} xs_prev_targets SEC(".maps");
+
 /* Egress interfaces for tunnelled and L2 traffic, keyed by ifindex. */
 struct {
 	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);

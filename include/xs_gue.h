@@ -43,4 +43,29 @@ struct xs_gue_hdr {
 /* Bytes after the outer IP header and before the inner packet: UDP, then GUE's base header. */
 #define XS_GUE_OVERHEAD (8 + sizeof(struct xs_gue_hdr))
 
+/*
+ * Second chance: the hop list, in GUE's private data. The base header's
+ * flags are 0 (no optional fields), so everything its Hlen counts is private
+ * data (draft-ietf-intarea-gue, "Private data"): this word, then n_hops
+ * addresses of the outer header's family, 4 or 16 bytes each, in the order
+ * the packet is to try them. hops[next] is the backend the packet is sent to
+ * now; a backend that holds no connection for it sends it on to
+ * hops[next + 1] with next + 1, and the last hop delivers whatever comes.
+ * The load balancer sends two hops, next 0: the backend chosen now, then
+ * the one the pool's previous generation chose (docs/design.md).
+ */
+struct xs_gue_hops {
+	__u8 kind;           /* XS_GUE_PRIV_HOPS */
+	__u8 family;         /* 4 or 6: the addresses', and the outer header's */
+	__u8 n_hops;         /* 2..XS_GUE_MAX_HOPS */
+	__u8 next;           /* index of the hop this packet is addressed to */
+};
+
+#define XS_GUE_PRIV_HOPS 0x58 /* 'X': xdpsteer's hop list */
+#define XS_GUE_MAX_HOPS 2
+
+/* Private data bytes of a two-hop list: the word above and two addresses. */
+#define XS_GUE_HOPS4_LEN (sizeof(struct xs_gue_hops) + 2 * 4)
+#define XS_GUE_HOPS6_LEN (sizeof(struct xs_gue_hops) + 2 * 16)
+
 #endif /* XS_GUE_H */

@@ -32,6 +32,9 @@ struct xs_handle {
 	int tx_ports_fd;
 	int service_by_id_fd;
 	int epoch_fd;
+	int prev_pools_fd;	/* second chance: xs_prev_pools, xs_prev_gens, xs_prev_targets */
+	int prev_gens_fd;
+	int prev_targets_fd;
 	__u32 *epoch;		/* xs_epoch's value, mapped: see xs_epoch_bump() */
 };
 

@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * BPF_PROG_TEST_RUN of second chance, both halves. The load balancer: after
+ * a change, a flow whose backend changed carries a GUE hop list naming the
+ * backend now and the one before, byte for byte; a removed backend stays the
+ * second hop; changes within the window keep the pool from before the
+ * first; a closed window sends plain GUE. The backend's decap program: a
+ * connection of its own (a real TCP socket in the test's namespace) or a SYN
+ * is delivered, anything else is sent on to the next hop with only the
+ * outer destination, TTL, checksum and `next` changed, and the last hop
+ * delivers what it has no socket for: no packet is sent on twice.
+ */
+#define _GNU_SOURCE
+#include <stddef.h>
+#include <linux/bpf.h>
+#include <linux/udp.h>
+#include "one_cpu.h"
+#include "pkt.h"
+#include "test.h"
+#include "chance.h"
+#include "xs_decap.h"
+#include "xs_decap.skel.h"
+#include "xs_gue.h"
+
+static struct prog_env env;
+
+#include "lb_env.h"
+
+static struct xs_decap *decap;
+static __u32 svc_id;
+static struct xs_service_key svc_key;
+static struct xs_target *all;
+
+#define VIP "10.98.0.9"
+#define CLIENT "198.51.100.50"
+
+static __u64 counter(__u32 c)
+{
+	__u64 v[XS_C_MAX];
+
+	return xs_counters_read(&env.h, v) ? 0 : v[c];
+}
+
+static __u64 decap_counter(__u32 c)
+{
+	int n = libbpf_num_possible_cpus(), i;
+	__u64 v[n], sum = 0;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(decap->maps.xs_decap_counters), &c, v))
+		return 0;
+	for (i = 0; i < n; i++)
+		sum += v[i];
+	return sum;
+}
+
+static void tcp_pkt(struct pkt *p, const char *src, __u16 sport, __u8 flags)
+{
+	pkt_eth(p, ETH_P_IP);
+	pkt_ipv4(p, src, VIP, IPPROTO_TCP, 0);
+	pkt_ports(p, IPPROTO_TCP, sport, 80);
+	((struct tcphdr *)(p->buf + p->l4_off))->ack = !!(flags & 1);
+	((struct tcphdr *)(p->buf + p->l4_off))->syn = !!(flags & 2);
+	pkt_payload(p, 40);
+	pkt_finish(p);
+}
+
+/* A backend target at @id for @addr, written like the commit writes it. */
+static void backend_at(__u32 id, const char *addr, __u32 uid)
+{
+	struct xs_target t = { .kind = XS_TARGET_BACKEND, .flags = XS_TARGET_F_ACTIVE,
+			       .uid = uid, .service = svc_id, .weight = 1, .family = 4 };
+
+	t.addr[2] = htonl(0xffff);
+	inet_pton(AF_INET, addr, &t.addr[3]);
+	xs_target_write(&env.h, id, &t);
+}
+
+/* The change as the commit makes it: keep the live pool (xs_apply_chances), then flip. */
+static int change_pool_to(__u32 target)
+{
+	struct xs_pool old, pool = { 0 };
+	struct xs_txn *txn;
+	int err;
+
+	if (xs_targets_read(&env.h, all) || xs_pool_read(&env.h, svc_id, &old))
+		return -1;
+	err = xs_chance_keep(&env.h, svc_id, &old, all, 600);
+	xs_pool_free(&old);
+	if (err)
+		return err;
+	pool.hdr.algo = XS_ALGO_JUMP;
+	pool.hdr.flow_fields = XS_F_ALL;
+	memcpy(pool.hdr.seed, seed, sizeof(seed));
+	pool.hdr.n_buckets = 1;
+	pool.bucket = calloc(1, sizeof(__u32));
+	pool.bucket[0] = target;
+	txn = xs_txn_begin(&env.h);
+	err = !txn || xs_txn_pool(txn, svc_id, &pool) || xs_txn_commit(txn);
+	xs_pool_free(&pool);
+	return err ? -1 : 0;
+}
+
+/* The frame the load balancer must send to @first, with @second as the second hop. */
+static void expect_hops(struct pkt *want, const struct pkt *in, const unsigned char *dmac,
+			const char *first, const char *second)
+{
+	__u32 inner_len = in->len - 14, hash;
+	struct xs_flow_key k = { 0 };
+	struct iphdr *ip;
+	__u8 *u;
+
+	k.src[2] = k.dst[2] = htonl(0xffff);
+	inet_pton(AF_INET, CLIENT, &k.src[3]);
+	inet_pton(AF_INET, VIP, &k.dst[3]);
+	k.proto = IPPROTO_TCP;
+	k.sport = ((struct tcphdr *)(in->buf + in->l4_off))->source;
+	k.dport = htons(80);
+	hash = (__u32)xs_flow_hash(seed, &k, XS_F_ALL, XS_DOMAIN_FLOW);
+	memset(want, 0, sizeof(*want));
+	u = pkt_push(want, 14);
+	memcpy(u, dmac, 6);
+	memcpy(u + 6, mac_a, 6);
+	u[12] = 0x08;
+	ip = pkt_push(want, sizeof(*ip));
+	ip->version = 4;
+	ip->ihl = 5;
+	ip->tot_len = htons(inner_len + 20 + 8 + 4 + 12);
+	ip->ttl = 64;
+	ip->protocol = IPPROTO_UDP;
+	ip->saddr = htonl(0xac100000 | (hash & 0xffff));
+	inet_pton(AF_INET, first, &ip->daddr);
+	ip->check = pkt_csum(ip, sizeof(*ip));
+	u = pkt_push(want, 8 + 4 + 12);
+	u[0] = (49152 + ((hash >> 12) & 0x3fff)) >> 8;
+	u[1] = (49152 + ((hash >> 12) & 0x3fff)) & 0xff;
+	u[2] = XS_DEFAULT_GUE_PORT >> 8;
+	u[3] = XS_DEFAULT_GUE_PORT & 0xff;
+	u[4] = (inner_len + 24) >> 8;
+	u[5] = (inner_len + 24) & 0xff;
+	u[8] = 3;     /* Hlen: three words of private data */
+	u[9] = 4;     /* IPv4 inside */
+	u[12] = 'X';  /* the hop list */
+	u[13] = 4;    /* IPv4 hops */
+	u[14] = 2;    /* two of them */
+	u[15] = 0;    /* addressed to the first */
+	inet_pton(AF_INET, first, u + 16);
+	inet_pton(AF_INET, second, u + 20);
+	memcpy(pkt_push(want, inner_len), in->buf + 14, inner_len);
+}
+
+static void check_frame(const struct pkt *want, const unsigned char *out, __u32 out_len,
+			const char *what)
+{
+	__u32 i;
+
+	if (!ASSERT_EQ(out_len, want->len, what))
+		return;
+	for (i = 0; i < out_len; i++) {
+		if (out[i] != want->buf[i]) {
+			ASSERT_TRUE(0, "%s: byte %u is 0x%02x, want 0x%02x", what, i, out[i],
+				    want->buf[i]);
+			return;
+		}
+	}
+}
+
+static int lb_run(const struct pkt *in, unsigned char *out, __u32 *out_len)
+{
+	*out_len = 2048;
+	return prog_env_run_on(&env, if_a, in->buf, in->len, 1, out, out_len, NULL);
+}
+
+TEST(hop_list_after_a_change)
+{
+	static const char *const be[] = { "10.20.0.11" };
+	unsigned char out[2048];
+	struct xs_service svc;
+	struct xs_txn *txn;
+	__u64 hops, made;
+	__u32 out_len;
+	struct pkt in, want;
+
+	svc_id = add_service(VIP ":80/tcp", XS_ENCAP_GUE, be, 1);
+	if (!ASSERT_TRUE(svc_id, "service") || xs_parse_service(VIP ":80/tcp", &svc_key) ||
+	    bpf_map_lookup_elem(env.h.services_fd, &svc_key, &svc))
+		return;
+	svc.second_chance = 1;
+	svc.chance_window_s = 600;
+	txn = xs_txn_begin(&env.h);
+	if (!ASSERT_TRUE(txn && !xs_txn_service(txn, &svc_key, &svc) && !xs_txn_commit(txn),
+			 "second chance on"))
+		return;
+	tcp_pkt(&in, CLIENT, 46000, 1);
+	ASSERT_EQ(lb_run(&in, out, &out_len), XDP_TX, "before any change");
+	ASSERT_EQ(out[14 + 20 + 8], 0, "one backend, no change: plain GUE, Hlen 0");
+
+	/* The change: backend .12 instead of .11. */
+	backend_at(XS_BACKEND_BASE + 100, "10.20.0.12", 900);
+	if (!ASSERT_EQ(change_pool_to(XS_BACKEND_BASE + 100), 0, "change"))
+		return;
+	tcp_pkt(&in, CLIENT, 46001, 1);
+	hops = counter(XS_C_SECOND_HOP);
+	made = counter(XS_C_RECIPE_MADE);
+	ASSERT_EQ(lb_run(&in, out, &out_len), XDP_TX, "after the change");
+	expect_hops(&want, &in, mac_be2, "10.20.0.12", "10.20.0.11");
+	check_frame(&want, out, out_len, "GUE with the hop list [.12, .11]");
+	ASSERT_EQ(lb_run(&in, out, &out_len), XDP_TX, "the flow's second packet");
+	check_frame(&want, out, out_len, "the second packet: the same hop list");
+	ASSERT_EQ(counter(XS_C_SECOND_HOP) - hops, 2, "second_hop, per packet");
+	ASSERT_EQ(counter(XS_C_RECIPE_MADE) - made, 0,
+		  "no recipe cached: the hop list needs the long way");
+}
+
+/* The removed backend's target entry is gone; the kept pool still names its address. */
+TEST(removed_backend_stays_second_hop)
+{
+	struct xs_target gone = { 0 };
+	unsigned char out[2048];
+	__u32 out_len;
+	struct pkt in, want;
+
+	xs_target_write(&env.h, XS_BACKEND_BASE, &gone); /* .11's id, from add_service */
+	tcp_pkt(&in, CLIENT, 46002, 1);
+	ASSERT_EQ(lb_run(&in, out, &out_len), XDP_TX, "verdict");
+	expect_hops(&want, &in, mac_be2, "10.20.0.12", "10.20.0.11");
+	check_frame(&want, out, out_len, "hop list [.12, .11] with .11 removed");
+}
+
+/*
+ * Changes less than XS_CHANCE_BURST_S apart are one: the hops are [now,
+ * before the first]. A change after the burst keeps the pool it replaces.
+ */
+TEST(changes_in_a_burst_count_as_one)
+{
+	unsigned char out[2048];
+	__u32 out_len;
+	struct pkt in, want;
+
+	backend_at(XS_BACKEND_BASE + 101, "10.20.0.11", 901); /* .11 again, a new id */
+	if (!ASSERT_EQ(change_pool_to(XS_BACKEND_BASE + 101), 0, "second change"))
+		return;
+	tcp_pkt(&in, CLIENT, 46003, 1);
+	ASSERT_EQ(lb_run(&in, out, &out_len), XDP_TX, "verdict");
+	/* Back on .11, the backend before the first change: one hop. */
+	ASSERT_EQ(out[14 + 20 + 8], 0, "now .11 = before the first change: plain GUE");
+	ASSERT_TRUE(!memcmp(out + 14 + 16, (unsigned char[]){ 10, 20, 0, 11 }, 4), "to .11");
+	backend_at(XS_BACKEND_BASE + 102, "10.20.0.12", 902);
+	if (!ASSERT_EQ(change_pool_to(XS_BACKEND_BASE + 102), 0, "third change"))
+		return;
+	tcp_pkt(&in, CLIENT, 46005, 1); /* a flow of its own: 46003 is pinned to .11 now */
+	ASSERT_EQ(lb_run(&in, out, &out_len), XDP_TX, "verdict");
+	expect_hops(&want, &in, mac_be2, "10.20.0.12", "10.20.0.11");
+	check_frame(&want, out, out_len, "hop list [.12, .11]: .11 from before the first change");
+
+	/* The burst is over (its last change made 6 s ago): the next change keeps [.12]. */
+	{
+		struct xs_prev_gen gen;
+
+		bpf_map_lookup_elem(env.h.prev_gens_fd, &svc_id, &gen);
+		gen.changed_ns -= 6ULL * 1000000000ULL;
+		bpf_map_update_elem(env.h.prev_gens_fd, &svc_id, &gen, BPF_ANY);
+	}
+	backend_at(XS_BACKEND_BASE + 103, "10.20.0.11", 903);
+	if (!ASSERT_EQ(change_pool_to(XS_BACKEND_BASE + 103), 0, "a change after the burst"))
+		return;
+	tcp_pkt(&in, CLIENT, 46006, 1);
+	ASSERT_EQ(lb_run(&in, out, &out_len), XDP_TX, "verdict");
+	expect_hops(&want, &in, mac_be, "10.20.0.11", "10.20.0.12");
+	check_frame(&want, out, out_len, "hop list [.11, .12]: the pool it replaced");
+}
+
+TEST(closed_window_sends_plain_gue)
+{
+	struct xs_prev_gen closed = { 0 };
+	struct xs_chance_view view;
+	unsigned char out[2048];
+	__u32 out_len;
+	struct pkt in;
+
+	bpf_map_update_elem(env.h.prev_gens_fd, &svc_id, &closed, BPF_ANY);
+	ASSERT_TRUE(!xs_chance_read(&env.h, svc_id, &view) && !view.open, "lookup: no window");
+	tcp_pkt(&in, CLIENT, 46004, 1);
+	ASSERT_EQ(lb_run(&in, out, &out_len), XDP_TX, "verdict");
+	ASSERT_EQ(out[14 + 20 + 8], 0, "Hlen 0: no hop list once the window closed");
+	ASSERT_EQ(out_len, in.len + 32, "plain GUE's 32 bytes");
+}
+
+/* ---- the backend's decap program ---------------------------------------- */
+
+static int sock_srv = -1, sock_cli = -1, sock_acc = -1;
+
+/* A real connection CLIENT:45000 -> VIP:80 in the test's namespace, on lo. */
+static int connection(void)
+{
+	struct sockaddr_in vip = { .sin_family = AF_INET, .sin_port = htons(80) };
+	struct sockaddr_in cli = { .sin_family = AF_INET, .sin_port = htons(45000) };
+	int one = 1;
+
+	if (sh("ip addr add " VIP "/32 dev lo && ip addr add " CLIENT "/32 dev lo"))
+		return -1;
+	inet_pton(AF_INET, VIP, &vip.sin_addr);
+	inet_pton(AF_INET, CLIENT, &cli.sin_addr);
+	sock_srv = socket(AF_INET, SOCK_STREAM, 0);
+	sock_cli = socket(AF_INET, SOCK_STREAM, 0);
+	setsockopt(sock_srv, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(sock_srv, (void *)&vip, sizeof(vip)) || listen(sock_srv, 4) ||
+	    bind(sock_cli, (void *)&cli, sizeof(cli)) ||
+	    connect(sock_cli, (void *)&vip, sizeof(vip)))
+		return -1;
+	sock_acc = accept(sock_srv, NULL, NULL);
+	return sock_acc < 0 ? -1 : 0;
+}
+
+/* A GUE frame from the load balancer to @to with hops [.11, .12], `next` @next. */
+static void gue_hops_frame(struct pkt *p, const char *to, __u8 next, __u16 sport, __u8 flags,
+			   __u8 inner_proto)
+{
+	struct pkt inner;
+	__u8 *u;
+
+	tcp_pkt(&inner, CLIENT, sport, flags);
+	if (inner_proto == IPPROTO_UDP) {
+		pkt_eth(&inner, ETH_P_IP);
+		pkt_ipv4(&inner, CLIENT, VIP, IPPROTO_UDP, 0);
+		pkt_ports(&inner, IPPROTO_UDP, sport, 80);
+		pkt_payload(&inner, 40);
+		pkt_finish(&inner);
+	}
+	pkt_eth(p, ETH_P_IP);
+	memcpy(p->buf, mac_a, 6);
+	pkt_ipv4(p, "172.16.0.9", to, IPPROTO_UDP, 0);
+	u = pkt_push(p, 8 + 4 + 12);
+	u[0] = 0xc0;
+	u[1] = 0x01;
+	u[2] = XS_DEFAULT_GUE_PORT >> 8;
+	u[3] = XS_DEFAULT_GUE_PORT & 0xff;
+	u[4] = (inner.len - 14 + 24) >> 8;
+	u[5] = (inner.len - 14 + 24) & 0xff;
+	u[8] = 3;
+	u[9] = 4;
+	u[12] = 'X';
+	u[13] = 4;
+	u[14] = 2;
+	u[15] = next;
+	inet_pton(AF_INET, "10.20.0.11", u + 16);
+	inet_pton(AF_INET, "10.20.0.12", u + 20);
+	memcpy(pkt_push(p, inner.len - 14), inner.buf + 14, inner.len - 14);
+	pkt_finish(p);
+}
+
+static int decap_run(const struct pkt *in, unsigned char *out, __u32 *out_len)
+{
+	struct xdp_md ctx = { .data_end = in->len, .ingress_ifindex = if_a };
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = in->buf, .data_size_in = in->len,
+		    .data_out = out, .data_size_out = 2048, .ctx_in = &ctx,
+		    .ctx_size_in = sizeof(ctx), .repeat = 1);
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(decap->progs.xdpsteer_decap), &o))
+		return -errno;
+	*out_len = o.data_size_out;
+	return (int)o.retval;
+}
+
+static void decap_add_local(const char *addr)
+{
+	struct xs_decap_addr a = { 0 };
+	__u32 one = 1;
+
+	a.addr[2] = htonl(0xffff);
+	inet_pton(AF_INET, addr, &a.addr[3]);
+	bpf_map_update_elem(bpf_map__fd(decap->maps.xs_decap_addrs), &a, &one, BPF_ANY);
+}
+
+/* The inner packet, delivered: the frame is the client's packet behind the MACs. */
+static void check_delivered(const struct pkt *in, const unsigned char *out, __u32 out_len,
+			    const char *what)
+{
+	__u32 inner = 14 + 20 + 24;
+
+	ASSERT_EQ(out_len, in->len - 20 - 24, what);
+	ASSERT_TRUE(out_len == in->len - 44 && !memcmp(out + 14, in->buf + inner, out_len - 14),
+		    "%s: the inner packet, decapsulated", what);
+}
+
+TEST(decap_delivers_its_own_connection)
+{
+	unsigned char out[2048];
+	__u32 out_len;
+	__u64 local = decap_counter(XS_D_HOP_LOCAL);
+	struct pkt in;
+
+	if (!ASSERT_EQ(connection(), 0, "a real TCP connection " CLIENT ":45000 -> " VIP ":80"))
+		return;
+	gue_hops_frame(&in, "10.20.0.11", 0, 45000, 1, IPPROTO_TCP);
+	ASSERT_EQ(decap_run(&in, out, &out_len), XDP_PASS, "verdict");
+	check_delivered(&in, out, out_len, "its connection");
+	gue_hops_frame(&in, "10.20.0.11", 0, 45999, 2, IPPROTO_TCP);
+	ASSERT_EQ(decap_run(&in, out, &out_len), XDP_PASS, "a SYN: verdict");
+	check_delivered(&in, out, out_len, "a SYN");
+	ASSERT_EQ(decap_counter(XS_D_HOP_LOCAL) - local, 2, "hop_local");
+}
+
+/* No connection (only a listener on VIP:80): on to .12, and .12 delivers it whatever. */
+TEST(decap_sends_on_once_and_the_last_hop_delivers)
+{
+	unsigned char out[2048], again[2048];
+	__u32 out_len, again_len;
+	__u64 fwd = decap_counter(XS_D_HOP_FORWARD), last = decap_counter(XS_D_LAST_HOP_NO_SOCKET);
+	struct pkt in, want, sent;
+
+	gue_hops_frame(&in, "10.20.0.11", 0, 45001, 1, IPPROTO_TCP);
+	ASSERT_EQ(decap_run(&in, out, &out_len), XDP_TX, "sent on, out of the same interface");
+	/* Independently: only the MACs, daddr, TTL, checksum and next differ. */
+	want = in;
+	memcpy(want.buf, mac_be2, 6);
+	memcpy(want.buf + 6, mac_a, 6);
+	inet_pton(AF_INET, "10.20.0.12", want.buf + 14 + 16);
+	want.buf[14 + 8] = 64;
+	want.buf[14 + 20 + 8 + 4 + 3] = 1;
+	((struct iphdr *)(want.buf + 14))->check = 0;
+	((struct iphdr *)(want.buf + 14))->check = pkt_csum(want.buf + 14, 20);
+	check_frame(&want, out, out_len, "the frame to the next hop");
+	ASSERT_EQ(decap_counter(XS_D_HOP_FORWARD) - fwd, 1, "hop_forwarded");
+
+	/* At .12, the last hop, with no socket either: delivered, never sent on again. */
+	decap_add_local("10.20.0.12");
+	memcpy(sent.buf, out, out_len);
+	sent.len = out_len;
+	ASSERT_EQ(decap_run(&sent, again, &again_len), XDP_PASS, "the last hop: delivered");
+	check_delivered(&sent, again, again_len, "at the last hop");
+	ASSERT_EQ(decap_counter(XS_D_LAST_HOP_NO_SOCKET) - last, 1, "last_hop_no_socket");
+	ASSERT_EQ(decap_counter(XS_D_HOP_FORWARD) - fwd, 1, "not sent on a second time");
+}
+
+TEST(decap_other_cases)
+{
+	unsigned char out[2048];
+	__u32 out_len;
+	__u64 not_tcp = decap_counter(XS_D_HOP_NOT_TCP), mal = decap_counter(XS_D_MALFORMED);
+	__u64 last = decap_counter(XS_D_LAST_HOP);
+	struct pkt in;
+
+	gue_hops_frame(&in, "10.20.0.11", 0, 45002, 0, IPPROTO_UDP);
+	ASSERT_EQ(decap_run(&in, out, &out_len), XDP_PASS, "UDP: delivered");
+	ASSERT_EQ(decap_counter(XS_D_HOP_NOT_TCP) - not_tcp, 1, "hop_not_tcp");
+	/* The connection at its last hop: counted apart from those without one. */
+	gue_hops_frame(&in, "10.20.0.12", 1, 45000, 1, IPPROTO_TCP);
+	ASSERT_EQ(decap_run(&in, out, &out_len), XDP_PASS, "the last hop, its connection");
+	ASSERT_EQ(decap_counter(XS_D_LAST_HOP) - last, 1, "last_hop");
+	/* next past the list, or three hops in a two-hop Hlen: passed untouched. */
+	gue_hops_frame(&in, "10.20.0.11", 2, 45003, 1, IPPROTO_TCP);
+	ASSERT_EQ(decap_run(&in, out, &out_len), XDP_PASS, "next 2 of 2");
+	ASSERT_TRUE(out_len == in.len && !memcmp(out, in.buf, in.len), "untouched");
+	in.buf[14 + 20 + 8 + 4 + 2] = 3;
+	in.buf[14 + 20 + 8 + 4 + 3] = 0;
+	ASSERT_EQ(decap_run(&in, out, &out_len), XDP_PASS, "three hops in room for two");
+	ASSERT_TRUE(out_len == in.len && !memcmp(out, in.buf, in.len), "untouched");
+	ASSERT_EQ(decap_counter(XS_D_MALFORMED) - mal, 2, "malformed");
+}
+
+TEST_NEEDS(removed_backend_stays_second_hop, hop_list_after_a_change)
+TEST_NEEDS(changes_in_a_burst_count_as_one, removed_backend_stays_second_hop)
+TEST_NEEDS(closed_window_sends_plain_gue, changes_in_a_burst_count_as_one)
+TEST_NEEDS(decap_sends_on_once_and_the_last_hop_delivers, decap_delivers_its_own_connection)
+TEST_NEEDS(decap_other_cases, decap_sends_on_once_and_the_last_hop_delivers)
+
+static int setup(void)
+{
+	if (stay_on_one_cpu("prog_chance"))
+		exit(1);
+	all = calloc(XS_MAX_TARGETS, sizeof(*all));
+	if (!all || netns_setup() || prog_env_open(&env, 4096, XDP_PASS) ||
+	    prog_env_targets(&env, XS_ALGO_JUMP, 0, 0, seed) ||
+	    sh("ip neigh add 10.20.0.12 lladdr 02:00:00:00:00:22 dev lbA nud permanent")) {
+		fprintf(stderr, "FAIL: cannot set up the namespace or load the XDP program\n");
+		return -1;
+	}
+	decap = xs_decap__open_and_load();
+	if (!decap) {
+		fprintf(stderr, "FAIL: cannot load the decap program: %s\n", strerror(errno));
+		return -1;
+	}
+	decap_add_local("10.20.0.11");
+	return 0;
+}
+
+static void teardown(void)
+{
+	if (sock_acc >= 0)
+		close(sock_acc);
+	if (sock_cli >= 0)
+		close(sock_cli);
+	if (sock_srv >= 0)
+		close(sock_srv);
+	xs_decap__destroy(decap);
+	prog_env_close(&env);
+	free(all);
+}
+
+TEST_MAIN("prog_chance", setup, teardown)
