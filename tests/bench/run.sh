@@ -24,6 +24,9 @@ echo
 echo "== service path (XDP program, BPF_PROG_TEST_RUN, private namespace)"
 build/bench/bench_lb build/bench/floor.bpf.o
 echo
+echo "== GUE beside ipip, and second chance on both sides (private namespace)"
+build/bench/bench_gue build/bench/floor.bpf.o
+echo
 echo "== sim resize (1M keys, 20 -> 21) against a plain implementation"
 build/bench/bench_sim
 echo
