@@ -19,55 +19,75 @@
 #include "xs_steer.h"
 
 /*
- * 1 and *hop filled when @svc gives flow @key a second hop: its window is
- * open and the previous pool chose a backend other than @be, of the same
- * family (an outer header has one). Else 0: one hop, a plain GUE header.
- * Shuffle's previous choice is taken without loads: the hand's pick as
- * placed with none.
+ * The backend the kept pool of @pool_id chooses for @key, or XS_NO_TARGET.
+ * Inlined: as a global subprogram its frame, on top of the program's and
+ * under the decision's own subprograms, would pass the 512 bytes of stack
+ * the verifier allows across calls.
  */
-static __always_inline int xs_second_hop(const struct xs_service *svc,
-					 const struct xs_flow_key *key,
-					 const struct xs_target *be, struct xs_hop *hop)
+static __always_inline __u32 xs_prev_target(__u32 pool_id, const struct xs_flow_key *key)
+{
+	struct xs_prev_scratch *scratch;
+	struct xs_decision *d;
+	union xs_pool_entry *e;
+	__u32 zero = 0;
+	void *pool;
+
+	if (!key)
+		return XS_NO_TARGET;
+	pool = bpf_map_lookup_elem(&xs_prev_pools, &pool_id);
+	if (!pool)
+		return XS_NO_TARGET;
+	e = bpf_map_lookup_elem(pool, &zero);
+	d = bpf_map_lookup_elem(&xs_scratch, &zero);
+	scratch = bpf_map_lookup_elem(&xs_prev_scratch, &zero);
+	if (!e || !d || !scratch || e->hdr.n_buckets == 0)
+		return XS_NO_TARGET;
+	xs_flow_pin_key(&scratch->key, key, e->hdr.flow_fields, pool_id);
+	d->no_load = 1;
+	return xs_select(&e->hdr, &scratch->key, pool, d) ? XS_NO_TARGET : d->target;
+}
+
+/*
+ * The second hop @svc gives flow @key, when its window is open and the
+ * previous pool chose a backend other than @be, of the same family (an
+ * outer header has one); it lives in this CPU's scratch until the next
+ * packet. Else NULL: one hop, a plain GUE header. Shuffle's previous choice
+ * is taken without loads: the hand's pick as placed with none.
+ */
+static __always_inline const struct xs_hop *xs_second_hop(const struct xs_service *svc,
+							  const struct xs_flow_key *key,
+							  const struct xs_target *be)
 {
 	__u32 pool_id = svc->id, zero = 0;
+	struct xs_prev_scratch *scratch;
+	struct xs_hop *hop;
 	struct xs_prev_target_key pk;
 	const struct xs_target *old;
 	const struct xs_prev_gen *gen;
-	struct xs_flow_key flow;
-	struct xs_decision *d;
-	union xs_pool_entry *e;
-	void *pool;
 
 	if (!svc->second_chance || svc->encap != XS_ENCAP_GUE)
-		return 0;
+		return NULL;
 	gen = bpf_map_lookup_elem(&xs_prev_gens, &pool_id);
 	if (!gen || bpf_ktime_get_coarse_ns() >= gen->until_ns)
-		return 0;
-	pool = bpf_map_lookup_elem(&xs_prev_pools, &pool_id);
-	if (!pool)
-		return 0;
-	e = bpf_map_lookup_elem(pool, &zero);
-	d = bpf_map_lookup_elem(&xs_scratch, &zero);
-	if (!e || !d || e->hdr.n_buckets == 0)
-		return 0;
-	xs_flow_pin_key(&flow, key, e->hdr.flow_fields, pool_id);
-	d->no_load = 1;
-	if (xs_select(&e->hdr, &flow, pool, d))
-		return 0;
+		return NULL;
 	pk.pool = pool_id;
-	pk.target = d->target;
+	pk.target = xs_prev_target(pool_id, key);
+	if (pk.target == XS_NO_TARGET)
+		return NULL;
 	old = bpf_map_lookup_elem(&xs_prev_targets, &pk);
-	if (!old || old->family != be->family)
-		return 0;
+	scratch = bpf_map_lookup_elem(&xs_prev_scratch, &zero);
+	if (!old || !scratch || old->family != be->family)
+		return NULL;
 	if (old->addr[0] == be->addr[0] && old->addr[1] == be->addr[1] &&
 	    old->addr[2] == be->addr[2] && old->addr[3] == be->addr[3])
-		return 0;
+		return NULL;
+	hop = (struct xs_hop *)scratch->hop;
 	hop->addr[0] = old->addr[0];
 	hop->addr[1] = old->addr[1];
 	hop->addr[2] = old->addr[2];
 	hop->addr[3] = old->addr[3];
 	xs_count(XS_C_SECOND_HOP);
-	return 1;
+	return hop;
 }
 
 #endif /* XS_CHANCE_H */

@@ -237,6 +237,22 @@ struct {
 	__type(value, struct xs_target);
 } xs_prev_targets SEC(".maps");
 
+/*
+ * Room for the kept pool's decision and the second hop it gives: the
+ * program's stack has none to spare (512 bytes across its calls).
+ */
+struct xs_prev_scratch {
+	struct xs_flow_key key;
+	__be32 hop[4];       /* struct xs_hop (bpf/xs_encap.h) */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xs_prev_scratch);
+} xs_prev_scratch SEC(".maps");
+
 /* Egress interfaces for tunnelled and L2 traffic, keyed by ifindex. */
 struct {
 	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);

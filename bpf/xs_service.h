@@ -82,11 +82,11 @@ static __always_inline int xs_deliver_backend(struct xdp_md *ctx, const struct x
 {
 	struct xs_service_stats *ss;
 	struct xs_nexthop *nh = NULL;
+	const struct xs_hop *hop;
 	struct xs_recipe r = {};
-	struct xs_hop hop;
 	__u32 id = svc->id;
 	__u16 mtu = 0;
-	int rc, two;
+	int rc;
 
 	if (!t || t->kind != XS_TARGET_BACKEND) {
 		ss = bpf_map_lookup_elem(&xs_service_stats, &id);
@@ -96,10 +96,10 @@ static __always_inline int xs_deliver_backend(struct xdp_md *ctx, const struct x
 		return XDP_PASS;
 	}
 	ss = xs_count_backend(id, pin->target, p->ip_len);
-	two = xs_second_hop(svc, &p->key, t, &hop);
+	hop = xs_second_hop(svc, &p->key, t);
 	rc = xs_nexthop(ctx, t, pin->target, hot, &nh, &mtu);
 	if (rc == BPF_FIB_LKUP_RET_NO_NEIGH)
-		return xs_send_no_neigh(ctx, p, svc, t, pin->hash, mtu, ss, two ? &hop : NULL);
+		return xs_send_no_neigh(ctx, p, svc, t, pin->hash, mtu, ss, hop);
 	if (rc != BPF_FIB_LKUP_RET_SUCCESS || !nh) {
 		xs_count(XS_C_FIB_FAIL);
 		return XDP_PASS;
@@ -107,14 +107,12 @@ static __always_inline int xs_deliver_backend(struct xdp_md *ctx, const struct x
 	xs_recipe_make(&r, svc, t, nh, pin->hash);
 	r.epoch = epoch;
 	r.ready = 1;
-	if (two)
-		return xs_send(ctx, p, &r, ss, &hop);
-	if (cached && cached->pool == id && cached->pin.target == pin->target &&
+	if (!hop && cached && cached->pool == id && cached->pin.target == pin->target &&
 	    cached->pin.uid == pin->uid && xs_flow_key_eq(&cached->key, &p->key)) {
 		cached->recipe = r;
 		xs_count(XS_C_RECIPE_MADE);
 	}
-	return xs_send(ctx, p, &r, ss, NULL);
+	return xs_send(ctx, p, &r, ss, hop);
 }
 
 /* An established service flow whose recipe is current: no other lookup. */
