@@ -28,7 +28,7 @@ static struct prog_env env;
 #define FLOWS 20000
 #define HOT 64
 #define RUNS 20000
-#define ROUNDS 5
+#define ROUNDS 7
 
 static void client(struct pkt *p, __u32 i, const char *vip, __u8 ack)
 {
@@ -221,8 +221,14 @@ int main(int argc, char **argv)
 	}
 	for (r = 0; r < ROUNDS; r++) {
 		v[F_FLOOR][r] = flows(floor_fd, "10.97.0.1", FLOWS);
-		v[F_IPIP][r] = flows(env.prog_fd, "10.97.0.1", FLOWS);
-		v[F_GUE][r] = flows(env.prog_fd, "10.97.0.2", FLOWS);
+		/* Each goes first in every other round: the order favours one otherwise. */
+		if (r & 1) {
+			v[F_GUE][r] = flows(env.prog_fd, "10.97.0.2", FLOWS);
+			v[F_IPIP][r] = flows(env.prog_fd, "10.97.0.1", FLOWS);
+		} else {
+			v[F_IPIP][r] = flows(env.prog_fd, "10.97.0.1", FLOWS);
+			v[F_GUE][r] = flows(env.prog_fd, "10.97.0.2", FLOWS);
+		}
 		v[F_GUE2][r] = flows(env.prog_fd, "10.97.0.3", FLOWS);
 		v[F_HOT_FLOOR][r] = flows(floor_fd, "10.97.0.1", HOT);
 		v[F_HOT_IPIP][r] = flows(env.prog_fd, "10.97.0.1", HOT);
