@@ -75,6 +75,9 @@ int xs_cmd_service_list(const struct xs_args *a)
 			snprintf(buf, sizeof(buf), "%s/%u", src6, 128 - s->src6_bits);
 			xj_str(o, "tunnel_src6", buf);
 			xj_u64(o, "slots", pool.hdr.n_buckets);
+			xj_bool(o, "second_chance", s->second_chance);
+			if (s->second_chance)
+				xj_u64(o, "second_chance_window_s", s->chance_window_s);
 		} else if (pool.hdr.algo == XS_ALGO_SHUFFLE) {
 			printf("%s id %u: shuffle (hand %u), %s, %u live of %u slots\n", name,
 			       s->id, pool.hdr.hand_size, xs_name_of(xs_encap_names, s->encap),
