@@ -148,6 +148,8 @@ static void expect_hops(struct pkt *want, const struct pkt *in, const unsigned c
 	memcpy(pkt_push(want, inner_len), in->buf + 14, inner_len);
 }
 
+static int decap_run(const struct pkt *in, unsigned char *out, __u32 *out_len);
+
 static void check_frame(const struct pkt *want, const unsigned char *out, __u32 out_len,
 			const char *what)
 {
@@ -283,6 +285,94 @@ TEST(closed_window_sends_plain_gue)
 	ASSERT_EQ(lb_run(&in, out, &out_len), XDP_TX, "verdict");
 	ASSERT_EQ(out[14 + 20 + 8], 0, "Hlen 0: no hop list once the window closed");
 	ASSERT_EQ(out_len, in.len + 32, "plain GUE's 32 bytes");
+}
+
+/*
+ * IPv6 backends: the hop list holds 16-byte addresses (Hlen 9), and the
+ * backend without the connection sends the frame on with only the outer
+ * destination, hop limit and `next` changed.
+ */
+TEST(ipv6_hops_both_halves)
+{
+	static const char *const be6[] = { "2001:db8:20::11" };
+	struct xs_decap_addr local = { 0 };
+	unsigned char out[2048], fwd[2048];
+	struct xs_service_key key;
+	struct xs_service svc;
+	struct xs_pool old, pool = { 0 };
+	struct xs_target t = { .kind = XS_TARGET_BACKEND, .flags = XS_TARGET_F_ACTIVE, .uid = 950,
+			       .weight = 1, .family = 6 };
+	struct in6_addr a11, a12;
+	struct xs_txn *txn;
+	__u32 id, out_len, fwd_len, one = 1, target = XS_BACKEND_BASE + 200;
+	__u64 fwd0 = decap_counter(XS_D_HOP_FORWARD);
+	struct pkt in, frame;
+	__u8 *u;
+
+	id = add_service("[2001:db8:98::9]:80/tcp", XS_ENCAP_GUE, be6, 1);
+	if (!ASSERT_TRUE(id, "service") || xs_parse_service("[2001:db8:98::9]:80/tcp", &key) ||
+	    bpf_map_lookup_elem(env.h.services_fd, &key, &svc))
+		return;
+	svc.second_chance = 1;
+	svc.chance_window_s = 600;
+	txn = xs_txn_begin(&env.h);
+	if (!ASSERT_TRUE(txn && !xs_txn_service(txn, &key, &svc) && !xs_txn_commit(txn),
+			 "second chance on"))
+		return;
+	inet_pton(AF_INET6, "2001:db8:20::11", &a11);
+	inet_pton(AF_INET6, "2001:db8:20::12", &a12);
+	t.service = id;
+	memcpy(t.addr, &a12, 16);
+	xs_target_write(&env.h, target, &t);
+	if (xs_targets_read(&env.h, all) || xs_pool_read(&env.h, id, &old) ||
+	    !ASSERT_EQ(xs_chance_keep(&env.h, id, &old, all, 600), 0, "keep"))
+		return;
+	pool.hdr = old.hdr;
+	pool.hdr.n_buckets = 1;
+	pool.bucket = calloc(1, sizeof(__u32));
+	pool.bucket[0] = target;
+	xs_pool_free(&old);
+	txn = xs_txn_begin(&env.h);
+	if (!ASSERT_TRUE(txn && !xs_txn_pool(txn, id, &pool) && !xs_txn_commit(txn), "change"))
+		return;
+	xs_pool_free(&pool);
+
+	pkt_eth(&in, ETH_P_IPV6);
+	pkt_ipv6(&in, "2001:db8:5::9", "2001:db8:98::9", IPPROTO_TCP);
+	pkt_ports(&in, IPPROTO_TCP, 47000, 80);
+	((struct tcphdr *)(in.buf + in.l4_off))->ack = 1;
+	pkt_payload(&in, 40);
+	pkt_finish(&in);
+	if (!ASSERT_EQ(lb_run(&in, out, &out_len), XDP_TX, "the load balancer's verdict"))
+		return;
+	ASSERT_EQ(out_len, in.len + 40 + 8 + 4 + 36, "outer IPv6, UDP, GUE, 36 bytes of hops");
+	u = out + 14;
+	ASSERT_EQ(u[6], IPPROTO_UDP, "next header UDP");
+	ASSERT_EQ((u[4] << 8) | u[5], in.len - 14 + 48, "payload length");
+	ASSERT_TRUE(!memcmp(u + 24, &a12, 16), "outer destination: ::12, the first hop");
+	u += 40;
+	ASSERT_EQ((u[4] << 8) | u[5], in.len - 14 + 48, "UDP length");
+	ASSERT_EQ(u[8], 9, "Hlen: 9 words of private data");
+	ASSERT_EQ(u[9], IPPROTO_IPV6, "IPv6 inside");
+	ASSERT_TRUE(u[12] == 'X' && u[13] == 6 && u[14] == 2 && u[15] == 0,
+		    "hop list: IPv6, two hops, next 0");
+	ASSERT_TRUE(!memcmp(u + 16, &a12, 16) && !memcmp(u + 32, &a11, 16), "hops [::12, ::11]");
+	ASSERT_TRUE(!memcmp(u + 48, in.buf + 14, in.len - 14), "the inner packet");
+
+	/* At ::12, which holds no such connection: on to ::11. */
+	memcpy(local.addr, &a12, 16);
+	bpf_map_update_elem(bpf_map__fd(decap->maps.xs_decap_addrs), &local, &one, BPF_ANY);
+	memcpy(frame.buf, out, out_len);
+	frame.len = out_len;
+	ASSERT_EQ(decap_run(&frame, fwd, &fwd_len), XDP_TX, "sent on");
+	ASSERT_EQ(fwd_len, out_len, "same length");
+	ASSERT_TRUE(!memcmp(fwd, mac_be, 6), "to ::11's MAC");
+	ASSERT_TRUE(!memcmp(fwd + 14 + 24, &a11, 16), "outer destination ::11");
+	ASSERT_TRUE(!memcmp(fwd + 14 + 8, out + 14 + 8, 16), "outer source unchanged");
+	ASSERT_EQ(fwd[14 + 40 + 12 + 3], 1, "next 1");
+	ASSERT_TRUE(!memcmp(fwd + 14 + 40 + 12 + 4, out + 14 + 40 + 12 + 4, 32 + in.len - 14),
+		    "the hops and the inner packet unchanged");
+	ASSERT_EQ(decap_counter(XS_D_HOP_FORWARD) - fwd0, 1, "hop_forwarded");
 }
 
 /* ---- the backend's decap program ---------------------------------------- */
@@ -471,7 +561,8 @@ static int setup(void)
 	all = calloc(XS_MAX_TARGETS, sizeof(*all));
 	if (!all || netns_setup() || prog_env_open(&env, 4096, XDP_PASS) ||
 	    prog_env_targets(&env, XS_ALGO_JUMP, 0, 0, seed) ||
-	    sh("ip neigh add 10.20.0.12 lladdr 02:00:00:00:00:22 dev lbA nud permanent")) {
+	    sh("ip neigh add 10.20.0.12 lladdr 02:00:00:00:00:22 dev lbA nud permanent") ||
+	    sh("ip -6 neigh add 2001:db8:20::12 lladdr 02:00:00:00:00:22 dev lbA nud permanent")) {
 		fprintf(stderr, "FAIL: cannot set up the namespace or load the XDP program\n");
 		return -1;
 	}
