@@ -14,33 +14,18 @@
 #include "one_cpu.h"
 #include "pkt.h"
 #include "test.h"
-#include "xs_decap.h"
-#include "xs_decap.skel.h"
 #include "xs_gue.h"
 
 static struct prog_env env;
 
 #include "lb_env.h"
-
-static struct xs_decap *decap;
+#include "decap_env.h"
 
 static __u64 counter(__u32 c)
 {
 	__u64 v[XS_C_MAX];
 
 	return xs_counters_read(&env.h, v) ? 0 : v[c];
-}
-
-static __u64 decap_counter(__u32 c)
-{
-	int n = libbpf_num_possible_cpus(), i;
-	__u64 v[n], sum = 0;
-
-	if (bpf_map_lookup_elem(bpf_map__fd(decap->maps.xs_decap_counters), &c, v))
-		return 0;
-	for (i = 0; i < n; i++)
-		sum += v[i];
-	return sum;
 }
 
 static void tcp_pkt(struct pkt *p, const char *src, const char *vip, __u16 sport, __u16 dport,
@@ -275,25 +260,7 @@ TEST(gue_mtu_counts_its_headers)
 
 static int decap_run(const void *in, __u32 len, unsigned char *out, __u32 *out_len)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = in, .data_size_in = len, .data_out = out,
-		    .data_size_out = *out_len, .repeat = 1);
-
-	if (bpf_prog_test_run_opts(bpf_program__fd(decap->progs.xdpsteer_decap), &o))
-		return -errno;
-	*out_len = o.data_size_out;
-	return (int)o.retval;
-}
-
-static void decap_add_local(const char *addr)
-{
-	struct xs_decap_addr a = { 0 };
-	__u32 one = 1;
-
-	if (inet_pton(AF_INET, addr, &a.addr[3]) == 1)
-		a.addr[2] = htonl(0xffff);
-	else
-		inet_pton(AF_INET6, addr, a.addr);
-	bpf_map_update_elem(bpf_map__fd(decap->maps.xs_decap_addrs), &a, &one, BPF_ANY);
+	return decap_run_on(0, in, len, out, out_len);
 }
 
 /* What the load balancer sends, the backend's decap program turns back into the client's packet. */
