@@ -274,7 +274,8 @@ switch_run() {
 	decap_hops >"$T.c1.json"
 	pyx '"hop counters in the run: %s" % {k: d1[k] - d0[k] for k in d0}' "$T.c0.json" "$T.c1.json"
 	pyx '"summary: second chance %s: %d of %d connections open at the end, %d reset or failed, %d messages, %d bytes verified, %d stalls, per backend %s" % ("'"$sc"'", d["open_at_end"], d["connections"], len(d["failed"]), d["messages"], d["bytes_verified"], d["stalls"], d["per_backend"])' "$T.hold.json"
-	pyx '"summary: failures by kind: %s" % {k: sum(1 for e in d["failed"].values() if e.split(":")[0] == k) for k in set(e.split(":")[0] for e in d["failed"].values())}' "$T.hold.json"
+	# An error reads "message N: KIND: text": count by KIND (ConnectionResetError: a reset).
+	pyx '"summary: failures by kind: %s" % {k: sum(1 for e in d["failed"].values() if e.split(": ")[1] == k) for k in set(e.split(": ")[1] for e in d["failed"].values())}' "$T.hold.json"
 }
 
 t_second_chance_on() {
