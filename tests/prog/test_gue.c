@@ -155,9 +155,9 @@ TEST(gue4_exact_bytes)
 /* Flows of one service get source ports spread over the dynamic range. */
 TEST(gue_source_port_is_the_flows)
 {
-	unsigned char out[2048];
+	unsigned char out[2048] = { 0 };
 	__u32 out_len, i, distinct = 0;
-	__u16 port, seen[32];
+	__u16 port, seen[32] = { 0 };
 	struct xs_flow_key k;
 	struct pkt in;
 
