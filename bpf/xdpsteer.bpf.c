@@ -171,6 +171,7 @@ int xdpsteer_xdp(struct xdp_md *ctx)
 queue:
 	return xs_deliver(ctx, pin.target, t);
 backend:
+	r = hit != NULL;
 	if (svc->quic) {
 		/* The connection id overrides the pin, for this packet only. */
 		qt = xs_quic_backend(ctx, &p, svc->id, &qid);
@@ -179,11 +180,14 @@ backend:
 			if (qid != pin.target) {
 				pin.target = qid;
 				pin.uid = qt->uid;
-				return xs_deliver_backend(ctx, &p, svc, qt, &pin, 0, NULL, epoch);
+				t = qt;
+				r = 0;
+				cached = NULL;
 			}
 		}
 	}
-	return xs_deliver_backend(ctx, &p, svc, t, &pin, hit != NULL, cached, epoch);
+	/* One call: each inlined copy of the delivery is verified on its own. */
+	return xs_deliver_backend(ctx, &p, svc, t, &pin, r, cached, epoch);
 }
 
 SEC("xdp/cpumap")

@@ -8,6 +8,7 @@
 
 #include <linux/bpf.h>
 #include "xdpsteer.h"
+#include "xs_gue.h"
 
 const volatile __u32 cfg_unparsed_verdict = XDP_PASS;
 const volatile __u32 cfg_nr_cpus = 1;
@@ -28,6 +29,9 @@ const volatile struct xs_timeouts cfg_timeouts = {
 const volatile __u32 cfg_too_big = XS_TOO_BIG_ICMP;
 const volatile __u32 cfg_icmp_rate = XS_DEFAULT_ICMP_RATE;
 const volatile __u32 cfg_icmp_burst = XS_DEFAULT_ICMP_BURST;
+
+/* GUE delivery: the UDP destination port (attach --gue-port). */
+const volatile __u16 cfg_gue_port = XS_DEFAULT_GUE_PORT;
 
 /* How often the flow clock ticks: a fraction of the shortest timeout's refresh. */
 const volatile __u64 cfg_clock_period_ns = 10000000ULL;

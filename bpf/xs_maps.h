@@ -253,6 +253,52 @@ struct {
 	__type(value, struct xs_nexthop);
 } xs_nexthops SEC(".maps");
 
+/* Second chance: the pool before a change, its window, its backends (xdpsteer.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, XS_MAX_POOLS);
+	__type(key, __u32);
+	__array(values, struct xs_pool_map);
+} xs_prev_pools SEC(".maps");
+
+/* The kept pool's header, by pool id, as xs_pool_hdrs holds the live one's. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XS_MAX_POOLS);
+	__type(key, __u32);
+	__type(value, struct xs_pool_hdr);
+} xs_prev_hdrs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XS_MAX_POOLS);
+	__type(key, __u32);
+	__type(value, struct xs_prev_gen);
+} xs_prev_gens SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 2 * XS_MAX_BACKENDS);
+	__type(key, struct xs_prev_target_key);
+	__type(value, struct xs_target);
+} xs_prev_targets SEC(".maps");
+
+/*
+ * Room for the kept pool's decision and the second hop it gives: the
+ * program's stack has none to spare (512 bytes across its calls).
+ */
+struct xs_prev_scratch {
+	struct xs_flow_key key;
+	__be32 hop[4];       /* struct xs_hop (bpf/xs_encap.h) */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xs_prev_scratch);
+} xs_prev_scratch SEC(".maps");
+
 /* Egress interfaces for tunnelled and L2 traffic, keyed by ifindex. */
 struct {
 	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);

@@ -10,6 +10,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include "xdpsteer.h"
+#include "xs_chance.h"
 #include "xs_count.h"
 #include "xs_flow.h"
 #include "xs_icmp.h"
@@ -69,7 +70,9 @@ static __always_inline const struct xs_service *xs_find_service(struct xdp_md *c
  * Deliver to a service backend found the long way: counters, the next hop,
  * then tunnel or L2 rewrite. The recipe made on the way goes into the flow's
  * cache entry when @cached holds this very pin, so that its next packets need
- * none of these lookups (xs_deliver_cached()).
+ * none of these lookups (xs_deliver_cached()). A flow with a second hop
+ * (second chance, within its window) keeps going this way: the recipe does
+ * not hold the hop list, and the window ends on no packet's account.
  */
 static __always_inline int xs_deliver_backend(struct xdp_md *ctx, const struct xs_parsed *p,
 					      const struct xs_service *svc,
@@ -79,6 +82,7 @@ static __always_inline int xs_deliver_backend(struct xdp_md *ctx, const struct x
 {
 	struct xs_service_stats *ss;
 	struct xs_nexthop *nh = NULL;
+	const struct xs_hop *hop;
 	struct xs_recipe r = {};
 	__u32 id = svc->id;
 	__u16 mtu = 0;
@@ -92,9 +96,10 @@ static __always_inline int xs_deliver_backend(struct xdp_md *ctx, const struct x
 		return XDP_PASS;
 	}
 	ss = xs_count_backend(id, pin->target, p->ip_len);
+	hop = xs_second_hop(svc, &p->key, t);
 	rc = xs_nexthop(ctx, t, pin->target, hot, &nh, &mtu);
 	if (rc == BPF_FIB_LKUP_RET_NO_NEIGH)
-		return xs_send_no_neigh(ctx, p, svc, t, pin->hash, mtu, ss);
+		return xs_send_no_neigh(ctx, p, svc, t, pin->hash, mtu, ss, hop);
 	if (rc != BPF_FIB_LKUP_RET_SUCCESS || !nh) {
 		xs_count(XS_C_FIB_FAIL);
 		return XDP_PASS;
@@ -102,12 +107,12 @@ static __always_inline int xs_deliver_backend(struct xdp_md *ctx, const struct x
 	xs_recipe_make(&r, svc, t, nh, pin->hash);
 	r.epoch = epoch;
 	r.ready = 1;
-	if (cached && cached->pool == id && cached->pin.target == pin->target &&
+	if (!hop && cached && cached->pool == id && cached->pin.target == pin->target &&
 	    cached->pin.uid == pin->uid && xs_flow_key_eq(&cached->key, &p->key)) {
 		cached->recipe = r;
 		xs_count(XS_C_RECIPE_MADE);
 	}
-	return xs_send(ctx, p, &r, ss);
+	return xs_send(ctx, p, &r, ss, hop);
 }
 
 /* An established service flow whose recipe is current: no other lookup. */
@@ -118,7 +123,7 @@ static __always_inline int xs_deliver_cached(struct xdp_md *ctx, const struct xs
 
 	xs_count_hit(p, 1);
 	ss = xs_count_backend(c->pool, c->pin.target, p->ip_len);
-	return xs_send(ctx, p, &c->recipe, ss);
+	return xs_send(ctx, p, &c->recipe, ss, NULL);
 }
 
 #endif /* XS_SERVICE_H */

@@ -51,22 +51,22 @@ static __always_inline int xs_transmit(struct xdp_md *ctx, __u32 ifindex)
 	return XDP_PASS;
 }
 
-/* Would @p exceed @mtu once it carries an outer header for a @family backend? */
-static __always_inline int xs_over_mtu(const struct xs_parsed *p, __u8 family, __u16 mtu)
+/* Would @p exceed @mtu once it carries @outer bytes of outer headers? */
+static __always_inline int xs_over_mtu(const struct xs_parsed *p, __u32 outer, __u16 mtu)
 {
-	return p->ip_len + (family == 4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr)) > mtu;
+	return p->ip_len + outer > mtu;
 }
 
 /*
- * A packet that would not fit the route to its @family backend, of @mtu: it
+ * A packet that would not fit the route to its backend, of @mtu, once its
+ * @outer bytes of headers are on: it
  * is never sent on, oversized or cut. By the attach's policy (cfg_too_big)
  * it is answered with ICMP carrying the MTU that fits, where a router would
  * answer (xs_too_big_global()), or dropped; counted too_big unless answered.
  */
 static __always_inline int xs_send_too_big(struct xdp_md *ctx, const struct xs_parsed *p,
-					   struct xs_service_stats *ss, __u8 family, __u16 mtu)
+					   struct xs_service_stats *ss, __u32 outer, __u16 mtu)
 {
-	__u32 outer = family == 4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
 	__u32 is_icmp = p->icmp != XS_ICMP_NONE || p->key.proto == IPPROTO_ICMP ||
 			p->key.proto == IPPROTO_ICMPV6;
 
@@ -80,12 +80,15 @@ static __always_inline int xs_send_too_big(struct xdp_md *ctx, const struct xs_p
 }
 
 /*
- * Send as @r says: encapsulated (ipip) or with new MACs (l2, L2 direct server
- * return: the frame is unchanged but for its MACs).
+ * Send as @r says: encapsulated (ipip, gue, with @hop's hop list if @hop) or
+ * with new MACs (l2, L2 direct server return: the frame is unchanged but for
+ * its MACs).
  */
 static __always_inline int xs_send(struct xdp_md *ctx, const struct xs_parsed *p,
-				   const struct xs_recipe *r, struct xs_service_stats *ss)
+				   const struct xs_recipe *r, struct xs_service_stats *ss,
+				   const struct xs_hop *hop)
 {
+	__u32 outer;
 	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = data;
 	int rc;
@@ -98,9 +101,10 @@ static __always_inline int xs_send(struct xdp_md *ctx, const struct xs_parsed *p
 		xs_set_macs(eth, r->dmac);
 		return xs_transmit(ctx, r->ifindex);
 	}
-	if (xs_over_mtu(p, r->family, r->mtu))
-		return xs_send_too_big(ctx, p, ss, r->family, r->mtu);
-	rc = xs_encap(ctx, p, r);
+	outer = xs_outer_len(r->encap, r->family, hop);
+	if (xs_over_mtu(p, outer, r->mtu))
+		return xs_send_too_big(ctx, p, ss, outer, r->mtu);
+	rc = xs_encap(ctx, p, r, hop);
 	return rc ? rc : xs_transmit(ctx, r->ifindex);
 }
 
@@ -116,16 +120,18 @@ static __always_inline int xs_send(struct xdp_md *ctx, const struct xs_parsed *p
 static __always_inline int xs_send_no_neigh(struct xdp_md *ctx, const struct xs_parsed *p,
 					    const struct xs_service *svc,
 					    const struct xs_target *be, __u32 flow_hash,
-					    __u16 mtu, struct xs_service_stats *ss)
+					    __u16 mtu, struct xs_service_stats *ss,
+					    const struct xs_hop *hop)
 {
+	__u32 outer = xs_outer_len(svc->encap, be->family, hop);
 	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = data;
 	struct xs_recipe r = {};
 	int rc;
 
 	if (svc->encap != XS_ENCAP_L2) {
-		if (xs_over_mtu(p, be->family, mtu))
-			return xs_send_too_big(ctx, p, ss, be->family, mtu);
+		if (xs_over_mtu(p, outer, mtu))
+			return xs_send_too_big(ctx, p, ss, outer, mtu);
 		if ((void *)(eth + 1) > data_end) {
 			xs_count(XS_C_TRUNC_ETH); /* cannot happen: it was parsed */
 			return XDP_PASS;
@@ -133,7 +139,7 @@ static __always_inline int xs_send_no_neigh(struct xdp_md *ctx, const struct xs_
 		__builtin_memcpy(r.dmac, eth->h_dest, ETH_ALEN);
 		__builtin_memcpy(r.smac, eth->h_dest, ETH_ALEN);
 		xs_recipe_outer(&r, svc, be, flow_hash);
-		rc = xs_encap(ctx, p, &r);
+		rc = xs_encap(ctx, p, &r, hop);
 		if (rc)
 			return rc;
 	}

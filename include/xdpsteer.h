@@ -105,6 +105,7 @@ struct xs_service_key {
 enum XS_ENUM8 xs_encap {
 	XS_ENCAP_IPIP = 0,   /* outer IPv4 (IPIP) or IPv6 (IP6IP6, IPv4-in-IPv6) by backend family */
 	XS_ENCAP_L2 = 1,     /* rewrite the destination MAC: L2 direct server return */
+	XS_ENCAP_GUE = 2,    /* outer IPv4 or IPv6 by backend family, UDP, GUE (xs_gue.h) */
 };
 
 struct xs_service {
@@ -115,8 +116,34 @@ struct xs_service {
 	_Bool quic;          /* udp: short-header QUIC goes where its connection id says (xs_quic.h) */
 	__u8 src4[4] XS_ADDR;    /* ipip: outer IPv4 source prefix */
 	__u8 src6[16] XS_ADDR;   /* ipip: outer IPv6 source prefix */
+	_Bool second_chance; /* gue: a hop list names the previous generation's backend too */
+	__u8 pad_chance[3];
+	__u32 chance_window_s; /* second chance: how long after a change it lasts */
 };
-_Static_assert(sizeof(struct xs_service) == 28, "xs_service keeps its layout");
+_Static_assert(sizeof(struct xs_service) == 36, "xs_service keeps its layout");
+
+/*
+ * Second chance (docs/design.md): for @svc.second_chance services, the pool
+ * in force before a change stays readable for chance_window_s after it.
+ * xs_prev_pools holds that pool by pool id, xs_prev_gens when its window
+ * ends, and xs_prev_targets the backends it names as they were then (an id
+ * may name another backend since). Changes less than XS_CHANCE_BURST_S apart
+ * are one change (several commands, or a commit in two steps): the pool kept
+ * is the one from before the first.
+ */
+#define XS_DEFAULT_CHANCE_WINDOW_S 600
+#define XS_MAX_CHANCE_WINDOW_S (7 * 24 * 3600)
+#define XS_CHANCE_BURST_S 5
+
+struct xs_prev_gen {
+	__u64 until_ns;      /* CLOCK_MONOTONIC: the window ends; 0 none */
+	__u64 changed_ns;    /* when the live pool replaced the one kept, or a later one */
+};
+
+struct xs_prev_target_key {
+	__u32 pool;
+	__u32 target;
+};
 
 /* xs_service_stats (per-CPU) value, indexed by service id. */
 struct xs_service_stats {
@@ -271,7 +298,8 @@ XS_INLINE __u64 xs_target_load(__u32 target, __u64 packets, __u64 dequeued, __u6
 	X(XS_C_ICMP_ECHO_PASS, icmp_echo_passed, "pass")                      \
 	X(XS_C_ICMP_TOO_BIG, icmp_too_big_sent, "tx")                         \
 	X(XS_C_ICMP_LIMITED, icmp_rate_limited, "info")                       \
-	X(XS_C_QUIC_CID, quic_cid_routed, "info")
+	X(XS_C_QUIC_CID, quic_cid_routed, "info")                             \
+	X(XS_C_SECOND_HOP, second_hop, "info")
 
 #define XS_COUNTER_ENUM(e, name, kind) e,
 enum xs_counter { XS_COUNTERS(XS_COUNTER_ENUM) XS_C_MAX };

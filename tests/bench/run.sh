@@ -27,6 +27,9 @@ echo
 echo "== many concurrent flows: 10k, 100k, 1M (XDP program, BPF_PROG_TEST_RUN, private namespace)"
 build/bench/bench_scale build/bench/floor.bpf.o
 echo
+echo "== GUE beside ipip, and second chance on both sides (private namespace)"
+build/bench/bench_gue build/bench/floor.bpf.o
+echo
 echo "== sim resize (1M keys, 20 -> 21) against a plain implementation"
 build/bench/bench_sim
 echo

@@ -478,11 +478,13 @@ decap_preflight() {
 	[ -d "$DECAP_PIN_ROOT" ] || _XS_DECAP_ROOT_NEW=1
 }
 
-# decap_attach_in NS IFACE: xdpsteer's backend-side decap program on IFACE,
-# registered for cleanup (in $XS_TMP/decap, as attachments are).
+# decap_attach_in NS IFACE [ARGS...]: xdpsteer's backend-side decap program on
+# IFACE, registered for cleanup (in $XS_TMP/decap, as attachments are).
 decap_attach_in() {
-	echo "$1 $2" >>"$XS_TMP/decap"
-	xs_in "$1" decap attach "$2"
+	local ns=$1 ifc=$2
+	shift 2
+	echo "$ns $ifc" >>"$XS_TMP/decap"
+	xs_in "$ns" decap attach "$ifc" "$@"
 }
 # decap_detach_quiet NS IFACE: remove it if it is there.
 decap_detach_quiet() {

@@ -52,7 +52,9 @@ algo|service add @IF@ 10.9.0.20:80/tcp --algo maglev|service 10.9.0.20:80/tcp al
 queue_algo|attach @IF2@ --algo maglev|algo maglev|1|algo: .maglev. is not jump or shuffle
 hand_size|service add @IF@ 10.9.0.20:80/tcp --hand-size 16|service 10.9.0.20:80/tcp hand-size 16|1|hand-size: .16. is not a whole number from 1 to 15
 queue_hand_size|attach @IF2@ --hand-size 0|hand-size 0|1|hand-size: .0. is not a whole number from 1 to 15
-encap|service add @IF@ 10.9.0.20:80/tcp --encap gre|service 10.9.0.20:80/tcp encap gre|1|encap: .gre. is not ipip or l2
+encap|service add @IF@ 10.9.0.20:80/tcp --encap gre|service 10.9.0.20:80/tcp encap gre|1|encap: .gre. is not ipip, l2 or gue
+second_chance_encap|service add @IF@ 10.9.0.20:80/tcp --second-chance on|service 10.9.0.20:80/tcp second-chance on|1|second-chance needs encap gue
+second_chance_window|service add @IF@ 10.9.0.20:80/tcp --encap gue --second-chance-window 0s|service 10.9.0.20:80/tcp encap gue second-chance-window 0s|1|second-chance-window: .0s. is not a duration from 1000ms to 604800s
 tunnel_src|service add @IF@ 10.9.0.20:80/tcp --tunnel-src 10.0.0.0/33|service 10.9.0.20:80/tcp tunnel-src 10.0.0.0/33|1|tunnel source: .10.0.0.0/33. is not an IPv4 prefix
 tunnel_src6|service add @IF@ 10.9.0.20:80/tcp --tunnel-src6 10.0.0.0/8|service 10.9.0.20:80/tcp tunnel-src6 10.0.0.0/8|1|tunnel source: .10.0.0.0/8. is not an IPv6 prefix
 service_name|service add @IF@ 10.9.0.20:80|service 10.9.0.20:80|1|is not VIP:PORT/PROTO

@@ -101,6 +101,10 @@ static inline int prog_env_open_cfg(struct prog_env *e, const struct prog_env_cf
 	e->h.pool_hdrs_fd = bpf_map__fd(e->skel->maps.xs_pool_hdrs);
 	e->h.checks_fd = bpf_map__fd(e->skel->maps.xs_checks);
 	e->h.epoch_fd = bpf_map__fd(e->skel->maps.xs_epoch);
+	e->h.prev_pools_fd = bpf_map__fd(e->skel->maps.xs_prev_pools);
+	e->h.prev_hdrs_fd = bpf_map__fd(e->skel->maps.xs_prev_hdrs);
+	e->h.prev_gens_fd = bpf_map__fd(e->skel->maps.xs_prev_gens);
+	e->h.prev_targets_fd = bpf_map__fd(e->skel->maps.xs_prev_targets);
 	if (xs_epoch_map(&e->h)) {
 		xdpsteer__destroy(e->skel);
 		e->skel = NULL;

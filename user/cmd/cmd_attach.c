@@ -20,6 +20,7 @@
 #include "names.h"
 #include "pool.h"
 #include "upgrade.h"
+#include "xs_gue.h"
 
 static __u32 xs_ms_to_ticks(__u64 ms)
 {
@@ -74,6 +75,7 @@ static int xs_parse_attach(const struct xs_args *a, struct xs_attach_cfg *cfg)
 	cfg->flow_entries = XS_DEFAULT_FLOW_ENTRIES;
 	cfg->pin_rate = XS_DEFAULT_PIN_RATE;
 	cfg->unparsed_verdict = XDP_PASS;
+	cfg->gue_port = XS_DEFAULT_GUE_PORT;
 	if ((s = xs_arg(a, "xdp-mode"))) {
 		if (xs_name_parse(xs_mode_names, s, "--xdp-mode", &v))
 			return -EINVAL;
@@ -97,6 +99,8 @@ static int xs_parse_attach(const struct xs_args *a, struct xs_attach_cfg *cfg)
 			return -EINVAL;
 		cfg->too_big = v;
 	}
+	if ((s = xs_arg(a, "gue-port")) && xs_parse_u32(s, "--gue-port", 1, 65535, &cfg->gue_port))
+		return -EINVAL;
 	return 0;
 }
 

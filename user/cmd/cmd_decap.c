@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * decap attach / detach / stats: the backend side of ipip delivery, for
- * hosts without ipip or ip6tnl devices. State is pinned under
+ * decap attach / detach / stats: the backend side of ipip and gue delivery,
+ * for hosts without ipip, ip6tnl or fou devices. State is pinned under
  * /sys/fs/bpf/xdpsteer-decap/IFACE/.
  */
 #include <errno.h>
@@ -24,7 +24,9 @@
 #include "pool.h"
 #include "stats.h"
 #include "target.h"
+#include "parse.h"
 #include "xs_decap.h"
+#include "xs_gue.h"
 #include "xs_decap.skel.h"
 
 #define XS_DECAP_ROOT "/sys/fs/bpf/xdpsteer-decap"
@@ -77,6 +79,7 @@ int xs_cmd_decap_attach(const struct xs_args *a)
 	struct xs_decap *skel = NULL;
 	char dir[PATH_MAX], path[PATH_MAX];
 	bool attached = false;
+	__u32 gue_port = XS_DEFAULT_GUE_PORT;
 	int ifindex, err, n;
 
 	err = xs_check_env();
@@ -88,6 +91,9 @@ int xs_cmd_decap_attach(const struct xs_args *a)
 		pr_warn("--xdp-mode: '%s' is not native or skb\n", v);
 		return -EINVAL;
 	}
+	v = xs_arg(a, "gue-port");
+	if (v && xs_parse_u32(v, "--gue-port", 1, 65535, &gue_port))
+		return -EINVAL;
 	ifindex = xs_ifindex(ifname);
 	if (ifindex < 0)
 		return ifindex;
@@ -112,6 +118,7 @@ int xs_cmd_decap_attach(const struct xs_args *a)
 		pr_warn("cannot open the decap BPF object: %s\n", strerror(errno));
 		goto fail;
 	}
+	skel->rodata->cfg_gue_port = (__u16)gue_port;
 	if (xs_pin_path(path, sizeof(path), dir, "xs_decap_addrs") ||
 	    bpf_map__set_pin_path(skel->maps.xs_decap_addrs, path) ||
 	    xs_pin_path(path, sizeof(path), dir, "xs_decap_counters") ||

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
+#include "chance.h"
 #include "cli.h"
 #include "commands.h"
 #include "decide.h"
@@ -19,6 +20,35 @@
 #include "stats.h"
 #include "target.h"
 
+/*
+ * Second chance: the backend the pool kept from before the last change
+ * chooses for @key, into *second, when it is not @first (of its family), as
+ * the kernel puts it into the hop list (bpf/xs_chance.h). 1 if so, 0 if the
+ * flow has one hop, -errno (printed).
+ */
+static int xs_lookup_second_hop(const struct xs_handle *h, const struct xs_service *svc,
+				const struct xs_flow_key *key, const struct xs_target *first,
+				struct xs_target *second, __u64 *seconds_left)
+{
+	struct xs_chance_view view;
+	struct xs_decision d;
+	int err, rc = 0;
+
+	if (!svc->second_chance || svc->encap != XS_ENCAP_GUE)
+		return 0;
+	err = xs_chance_read(h, svc->id, &view);
+	if (err || !view.open)
+		return err;
+	*seconds_left = view.seconds_left;
+	/* No loads: the kernel takes the previous choice as placed with none. */
+	if (xs_pool_live(&view.pool) && !xs_decide(&view.pool, NULL, key, &d) &&
+	    !xs_chance_target(h, svc->id, d.target, second) && second->family == first->family &&
+	    memcmp(second->addr, first->addr, sizeof(first->addr)))
+		rc = 1;
+	xs_pool_free(&view.pool);
+	return rc;
+}
+
 int xs_cmd_lookup(const struct xs_args *a)
 {
 	bool json = xs_flag(a, "json"), pinned = false;
@@ -27,13 +57,14 @@ int xs_cmd_lookup(const struct xs_args *a)
 	struct xs_decision d;
 	struct xs_flow_pin pin;
 	struct xs_pool pool = { 0 };
-	struct xs_target t;
+	struct xs_target t, second = { 0 };
 	struct xs_handle h;
 	struct xs_service_key sk = { 0 };
 	struct xs_service svc;
 	__u32 pool_id = XS_POOL_QUEUES;
-	__u64 *load = NULL;
+	__u64 *load = NULL, window_left = 0;
 	__u32 target;
+	int hops = 0;
 	char name[64], ifn[IF_NAMESIZE], hex[24];
 	xs_json *doc, *tgt;
 	__u8 proto;
@@ -100,9 +131,23 @@ int xs_cmd_lookup(const struct xs_args *a)
 		err = -ENOENT;
 		goto out;
 	}
+	if (pool_id != XS_POOL_QUEUES && t.kind == XS_TARGET_BACKEND) {
+		hops = xs_lookup_second_hop(&h, &svc, &key, &t, &second, &window_left);
+		if (hops < 0) {
+			err = hops;
+			goto out;
+		}
+	}
 	if (!json) {
+		char addr[INET6_ADDRSTRLEN];
+
 		xs_target_name(&h, &t, target, name, sizeof(name));
-		printf("%s%s\n", name, pinned ? " (pinned flow)" : "");
+		xs_format_addr(second.addr, addr, sizeof(addr));
+		printf("%s%s", name, pinned ? " (pinned flow)" : "");
+		if (hops)
+			printf(", then %s (second chance, %llu s left)", addr,
+			       (unsigned long long)window_left);
+		printf("\n");
 		goto out;
 	}
 	doc = xj_obj();
@@ -133,6 +178,18 @@ int xs_cmd_lookup(const struct xs_args *a)
 		xs_format_service(&sk, sname, sizeof(sname));
 		xj_str(doc, "service", sname);
 		xj_str(tgt, "backend", addr);
+		if (svc.second_chance) {
+			/* The GUE hop list: this backend, then the previous generation's. */
+			xs_json *list = xj_arr();
+
+			xj_push(list, json_object_new_string(addr));
+			if (hops) {
+				xs_format_addr(second.addr, addr, sizeof(addr));
+				xj_push(list, json_object_new_string(addr));
+				xj_u64(doc, "second_chance_left_s", window_left);
+			}
+			xj_add(doc, "hops", list);
+		}
 	} else {
 		xj_str(tgt, "dev", if_indextoname(t.ifindex, ifn) ? ifn : "");
 	}

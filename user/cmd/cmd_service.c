@@ -85,6 +85,9 @@ int xs_cmd_service_list(const struct xs_args *a)
 			xs_check_get(&h, &sv[i].key, &ck);
 			xs_check_format(&ck, buf2, sizeof(buf2));
 			xj_str(o, "check", buf2[0] ? buf2 + 1 : "none");
+			xj_bool(o, "second_chance", s->second_chance);
+			if (s->second_chance)
+				xj_u64(o, "second_chance_window_s", s->chance_window_s);
 		} else if (pool.hdr.algo == XS_ALGO_SHUFFLE) {
 			printf("%s id %u: shuffle (hand %u), %s, %u live of %u slots\n", name,
 			       s->id, pool.hdr.hand_size, xs_name_of(xs_encap_names, s->encap),

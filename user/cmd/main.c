@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include "cli.h"
 #include "commands.h"
+#include "xs_gue.h"
 
 static const struct xs_opt attach_opts[] = {
 	{ "xdp-mode", "native|skb", "XDP attach mode (default native)" },
@@ -19,6 +20,7 @@ static const struct xs_opt attach_opts[] = {
 	{ "unparsed", "pass|drop", "verdict for packets that cannot be keyed (default pass)" },
 	{ "too-big", "icmp|drop",
 	  "a packet too big once encapsulated: ICMP back to the client, or drop (default icmp)" },
+	{ "gue-port", "PORT", "gue: the UDP destination port (default " XS_XSTR(XS_DEFAULT_GUE_PORT) ")" },
 	{ 0 },
 };
 #define JSON_OPTS                                                                                 \
@@ -77,6 +79,8 @@ static const struct xs_opt sim_isolation_opts[] = {
 
 static const struct xs_opt decap_attach_opts[] = {
 	{ "xdp-mode", "native|skb", "XDP attach mode (default native)" },
+	{ "gue-port", "PORT", "GUE's UDP destination port, as the load balancers' (default "
+			      XS_XSTR(XS_DEFAULT_GUE_PORT) ")" },
 	{ 0 },
 };
 static const struct xs_opt show_opts[] = {

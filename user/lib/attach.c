@@ -90,6 +90,7 @@ int xs_attach(const char *ifname, const struct xs_attach_cfg *c, const struct xs
 	skel->rodata->cfg_nr_cpus = nr_cpus;
 	skel->rodata->cfg_unparsed_verdict = cfg.unparsed_verdict;
 	skel->rodata->cfg_too_big = cfg.too_big;
+	skel->rodata->cfg_gue_port = (__u16)cfg.gue_port;
 	skel->rodata->cfg_flow_table = cfg.flow_entries > 0;
 	skel->rodata->cfg_pin_rate = cfg.pin_rate;
 	/* A tenth of a second of new flows may come at once. */

@@ -13,6 +13,7 @@ struct xs_attach_cfg {
 	__u32 pin_rate;		/* new pins per second per CPU; 0: no limit */
 	__u32 unparsed_verdict;	/* XDP_PASS or XDP_DROP */
 	__u32 too_big;		/* enum xs_too_big: ICMP back, or drop */
+	__u32 gue_port;		/* gue: UDP destination port */
 	struct xs_timeouts timeouts;
 };
 

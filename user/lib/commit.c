@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
 #include "check.h"
+#include "chance.h"
 #include "decide.h"
 #include "log.h"
 #include "neigh.h"
@@ -175,6 +176,33 @@ static int xs_apply_targets(struct xs_plan *pl, bool after)
 }
 
 /*
+ * Second chance: a service pool about to change keeps the live one for its
+ * window (chance.h), before the flip, so that the first packet of the new
+ * generation already finds it. Any other service forgets what it kept.
+ */
+static int xs_apply_chances(struct xs_plan *pl)
+{
+	__u32 i;
+	int err;
+
+	for (i = 1; i < pl->n; i++) {
+		struct xs_plan_pool *pp = &pl->p[i];
+
+		if (!pp->will || !pp->new_svc.second_chance) {
+			if (pp->had)
+				xs_chance_drop(pl->h, pp->id);
+			continue;
+		}
+		if (!pp->had || xs_pool_same(&pp->old, &pp->new))
+			continue;
+		err = xs_chance_keep(pl->h, pp->id, &pp->old, pl->all, pp->new_svc.chance_window_s);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
  * Every pool and service change of the plan, staged in one transaction: the
  * data plane sees all of them at once, or none (txn.h).
  */
@@ -199,6 +227,7 @@ static int xs_apply_pools(struct xs_plan *pl)
 		if (!err && i && (!pp->had || !xs_service_same(&pp->old_svc, &pp->new_svc)))
 			err = xs_txn_service(t, &pp->key, &pp->new_svc);
 	}
+	err = err ?: xs_apply_chances(pl);
 	if (err) {
 		xs_txn_abort(t);
 		return err;

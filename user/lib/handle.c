@@ -123,7 +123,9 @@ int xs_open(const char *ifname, struct xs_handle *h)
 		{ "xs_vips", &h->vips_fd },	  { "xs_service_stats", &h->service_stats_fd },
 		{ "xs_tx_ports", &h->tx_ports_fd },  { "xs_service_by_id", &h->service_by_id_fd },
 		{ "xs_checks", &h->checks_fd },	  { "xs_epoch", &h->epoch_fd },
-		{ "xs_pool_hdrs", &h->pool_hdrs_fd },
+		{ "xs_pool_hdrs", &h->pool_hdrs_fd },  { "xs_prev_pools", &h->prev_pools_fd },
+		{ "xs_prev_hdrs", &h->prev_hdrs_fd },
+		{ "xs_prev_gens", &h->prev_gens_fd }, { "xs_prev_targets", &h->prev_targets_fd },
 	};
 	size_t i;
 	int err;
@@ -178,7 +180,8 @@ static void xs_fds(struct xs_handle *h, bool close_them)
 		       &h->flows_fd, &h->cpumap_fd, &h->devmap_fd, &h->self_fd,
 		       &h->dev_ids_fd, &h->services_fd, &h->vips_fd, &h->service_stats_fd,
 		       &h->tx_ports_fd, &h->service_by_id_fd, &h->checks_fd, &h->epoch_fd,
-		       &h->pool_hdrs_fd };
+		       &h->pool_hdrs_fd, &h->prev_pools_fd, &h->prev_hdrs_fd, &h->prev_gens_fd,
+		       &h->prev_targets_fd };
 	size_t i;
 
 	for (i = 0; i < XS_ARRAY_SIZE(fds); i++) {

@@ -34,6 +34,10 @@ struct xs_handle {
 	int pool_hdrs_fd;
 	int checks_fd;		/* xs_checks: each service's health check */
 	int epoch_fd;
+	int prev_pools_fd;	/* second chance: xs_prev_pools, xs_prev_hdrs, xs_prev_gens, xs_prev_targets */
+	int prev_hdrs_fd;
+	int prev_gens_fd;
+	int prev_targets_fd;
 	__u32 *epoch;		/* xs_epoch's value, mapped: see xs_epoch_bump() */
 };
 

@@ -291,6 +291,11 @@ int xs_model_service_add(struct xs_model *m, const struct xs_service_spec *s, in
 			"include/xdpsteer.h (raise it and rebuild)\n", name, XS_MAX_SERVICES);
 		return -ENOSPC;
 	}
+	if (s->svc.second_chance && s->svc.encap != XS_ENCAP_GUE) {
+		pr_warn("service %s: second-chance needs encap gue (the hop list travels in the "
+			"GUE header)\n", name);
+		return -EINVAL;
+	}
 	if (xs_grow((void **)&m->svc, &m->cap_svc, m->n_svc, sizeof(*m->svc)))
 		return -ENOMEM;
 	m->svc[m->n_svc].s = *s;

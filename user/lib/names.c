@@ -19,6 +19,7 @@ const struct xs_name xs_algo_names[] = {
 const struct xs_name xs_encap_names[] = {
 	{ XS_ENCAP_IPIP, "ipip" },
 	{ XS_ENCAP_L2, "l2" },
+	{ XS_ENCAP_GUE, "gue" },
 	{ 0, NULL },
 };
 

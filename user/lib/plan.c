@@ -255,7 +255,7 @@ static int xs_plan_services(struct xs_plan *pl, const struct xs_service_entry *s
 				xs_plan_say(pl, "~ service %s: hand-size %u -> %u", name,
 					    pp->old.hdr.hand_size, cs->s.hand_size);
 			if (!xs_service_same(&pp->old_svc, &cs->s.svc))
-				xs_plan_say(pl, "~ service %s: encap, tunnel source or quic", name);
+				xs_plan_say(pl, "~ service %s: encap, tunnel source, quic or second chance", name);
 			if (cs->s.flow_fields != (pp->old.hdr.own_fields
 							  ? pp->old.hdr.flow_fields : 0)) {
 				char a[64], b[64];

@@ -30,18 +30,26 @@ int xs_pool_base(const struct xs_handle *h, __u32 *base)
 
 int xs_pool_read(const struct xs_handle *h, __u32 pool_id, struct xs_pool *p)
 {
-	struct xs_bucket *vals = NULL;
-	__u32 inner_id, n, i, base, slot, *keys = NULL;
-	int fd, err;
+	__u32 base;
+	int err;
 
 	memset(p, 0, sizeof(*p));
 	err = xs_pool_base(h, &base);
-	if (err)
-		return err;
-	slot = base + pool_id;
-	if (bpf_map_lookup_elem(h->pools_fd, &slot, &inner_id)) {
+	return err ?: xs_pool_read_slot(h, h->pools_fd, h->pool_hdrs_fd, "xs_pools", base + pool_id,
+					pool_id, p);
+}
+
+int xs_pool_read_slot(const struct xs_handle *h, int outer_fd, int hdrs_fd, const char *outer,
+		      __u32 slot, __u32 pool_id, struct xs_pool *p)
+{
+	struct xs_bucket *vals = NULL;
+	__u32 inner_id, n, i, *keys = NULL;
+	int fd, err;
+
+	memset(p, 0, sizeof(*p));
+	if (bpf_map_lookup_elem(outer_fd, &slot, &inner_id)) {
 		err = -errno;
-		pr_warn("%s: cannot read pool %u from xs_pools: %s\n", h->ifname, pool_id,
+		pr_warn("%s: cannot read pool %u from %s: %s\n", h->ifname, pool_id, outer,
 			strerror(-err));
 		return err;
 	}
@@ -52,10 +60,10 @@ int xs_pool_read(const struct xs_handle *h, __u32 pool_id, struct xs_pool *p)
 			strerror(-err));
 		return err;
 	}
-	if (bpf_map_lookup_elem(h->pool_hdrs_fd, &slot, &p->hdr)) {
+	if (bpf_map_lookup_elem(hdrs_fd, &slot, &p->hdr)) {
 		err = -errno;
-		pr_warn("%s: cannot read pool %u header from xs_pool_hdrs: %s\n", h->ifname,
-			pool_id, strerror(-err));
+		pr_warn("%s: cannot read pool %u's header beside %s: %s\n", h->ifname, pool_id,
+			outer, strerror(-err));
 		goto out;
 	}
 	n = p->hdr.n_buckets;

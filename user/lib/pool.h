@@ -22,6 +22,12 @@ struct xs_pool {
 int xs_pool_base(const struct xs_handle *h, __u32 *base);
 /* Pool @pool_id of the live generation; -ENOENT (printed) when it has none. */
 int xs_pool_read(const struct xs_handle *h, __u32 pool_id, struct xs_pool *p);
+/*
+ * The same from slot @slot of outer map @outer_fd (named @outer in errors),
+ * its header from slot @slot of @hdrs_fd.
+ */
+int xs_pool_read_slot(const struct xs_handle *h, int outer_fd, int hdrs_fd, const char *outer,
+		      __u32 slot, __u32 pool_id, struct xs_pool *p);
 /* Is pool id @id live? (Yes on a read error: an id given out twice is worse.) */
 bool xs_pool_in_use(const struct xs_handle *h, __u32 id);
 /* A new frozen inner map holding @p: its fd (the caller closes it) or -errno. */

@@ -242,7 +242,8 @@ bool xs_service_same(const struct xs_service *a, const struct xs_service *b)
 	return a->encap == b->encap && !memcmp(a->src4, b->src4, sizeof(a->src4)) &&
 	       a->src4_bits == b->src4_bits &&
 	       !memcmp(a->src6, b->src6, sizeof(a->src6)) && a->src6_bits == b->src6_bits &&
-	       a->quic == b->quic;
+	       a->quic == b->quic && a->second_chance == b->second_chance &&
+	       a->chance_window_s == b->chance_window_s;
 }
 
 /* Adjust xs_self.n_services by @delta: 0 lets packets skip the service lookup. */

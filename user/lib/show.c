@@ -70,6 +70,8 @@ static void xs_print_service(const struct xs_service_spec *s, FILE *f)
 		fprintf(f, " slot-count %u", s->slot_count);
 	if (s->svc.quic)
 		fprintf(f, " quic on");
+	if (s->svc.second_chance)
+		fprintf(f, " second-chance on second-chance-window %us", s->svc.chance_window_s);
 	if (s->flow_fields) {
 		char fields[64];
 

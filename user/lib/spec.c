@@ -46,14 +46,18 @@ const struct xs_key xs_target_keys[] = {
 const struct xs_key xs_service_keys[] = {
 	{ "algo", "jump|shuffle", "selection algorithm (default jump)" },
 	{ "hand-size", "H", "shuffle: cards per hand, 1-15 (default " XS_XSTR(XS_DEFAULT_HAND) ")" },
-	{ "encap", "ipip|l2", "delivery: IP-in-IP tunnel or L2 DSR (default ipip)" },
-	{ "tunnel-src", "CIDR", "ipip: outer IPv4 source prefix (default " XS_DEFAULT_TUNNEL_SRC4 ")" },
-	{ "tunnel-src6", "CIDR", "ipip: outer IPv6 source prefix (default " XS_DEFAULT_TUNNEL_SRC6 ")" },
+	{ "encap", "ipip|l2|gue", "delivery: IP-in-IP tunnel, L2 DSR or GUE over UDP (default ipip)" },
+	{ "tunnel-src", "CIDR", "ipip, gue: outer IPv4 source prefix (default " XS_DEFAULT_TUNNEL_SRC4 ")" },
+	{ "tunnel-src6", "CIDR", "ipip, gue: outer IPv6 source prefix (default " XS_DEFAULT_TUNNEL_SRC6 ")" },
 	{ "slot-count", "N", "its pool's slots, holes included (default: as needed)" },
 	{ "hash-fields", "LIST", "its flow hash fields, e.g. dport (default: the interface's)" },
 	{ "quic", "on|off", "udp: route short-header QUIC by the server id in its connection id "
 			    "(default off)" },
 	XS_CHECK_KEYS,
+	{ "second-chance", "on|off", "gue: a backend without the connection sends it on to the "
+				     "backend before the last change (default off)" },
+	{ "second-chance-window", "DURATION", "how long after a change that lasts (default "
+					      XS_XSTR(XS_DEFAULT_CHANCE_WINDOW_S) "s)" },
 	{ 0 },
 };
 
@@ -305,6 +309,7 @@ int xs_service_spec_init(struct xs_service_spec *s, const char *service)
 	s->hand_size = XS_DEFAULT_HAND;
 	s->svc.encap = XS_DEFAULT_ENCAP;
 	xs_check_init(&s->check);
+	s->svc.chance_window_s = XS_DEFAULT_CHANCE_WINDOW_S;
 	return xs_parse_service(service, &s->key) ?:
 	       xs_parse_cidr(XS_DEFAULT_TUNNEL_SRC4, AF_INET, &s->svc.src4, &s->svc.src4_bits) ?:
 	       xs_parse_cidr(XS_DEFAULT_TUNNEL_SRC6, AF_INET6, s->svc.src6, &s->svc.src6_bits);
@@ -314,6 +319,7 @@ int xs_service_spec_set(struct xs_service_spec *s, const char *key, const char *
 {
 	int k = xs_key_index(xs_service_keys, "service", key, val);
 	unsigned int v;
+	__u64 ms;
 
 	if (k >= XS_CHECK_KEY0)
 		return xs_check_set(&s->check, &s->check_given, k - XS_CHECK_KEY0, val);
@@ -343,6 +349,17 @@ int xs_service_spec_set(struct xs_service_spec *s, const char *key, const char *
 			return -EINVAL;
 		}
 		s->svc.quic = (__u8)v;
+		return 0;
+	case 8:
+		if (xs_name_parse(xs_onoff_names, val, "second-chance", &v))
+			return -EINVAL;
+		s->svc.second_chance = (__u8)v;
+		return 0;
+	case 9:
+		if (xs_parse_duration(val, "second-chance-window", 1000,
+				      XS_MAX_CHANCE_WINDOW_S * 1000ULL, &ms))
+			return -EINVAL;
+		s->svc.chance_window_s = (__u32)(ms / 1000);
 		return 0;
 	default:
 		return -EINVAL;
