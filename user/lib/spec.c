@@ -53,16 +53,19 @@ const struct xs_key xs_service_keys[] = {
 	{ "hash-fields", "LIST", "its flow hash fields, e.g. dport (default: the interface's)" },
 	{ "quic", "on|off", "udp: route short-header QUIC by the server id in its connection id "
 			    "(default off)" },
-	XS_CHECK_KEYS,
 	{ "second-chance", "on|off", "gue: a backend without the connection sends it on to the "
 				     "backend before the last change (default off)" },
 	{ "second-chance-window", "DURATION", "how long after a change that lasts (default "
 					      XS_XSTR(XS_DEFAULT_CHANCE_WINDOW_S) "s)" },
+	XS_CHECK_KEYS,
 	{ 0 },
 };
 
-/* Where the check's keys start in xs_service_keys. */
-#define XS_CHECK_KEY0 8
+/*
+ * Where the check's keys start in xs_service_keys: the keys before them are
+ * the switch in xs_service_spec_set(), checked at its first call.
+ */
+#define XS_CHECK_KEY0 10
 
 const struct xs_key xs_backend_keys[] = {
 	{ "weight", "W", "share of new flows, 1-" XS_XSTR(XS_MAX_WEIGHT) " (default 1): W slots" },
@@ -321,6 +324,12 @@ int xs_service_spec_set(struct xs_service_spec *s, const char *key, const char *
 	unsigned int v;
 	__u64 ms;
 
+	/* A key added before the check's without moving XS_CHECK_KEY0 would land in the check. */
+	if (strcmp(xs_service_keys[XS_CHECK_KEY0].name, "check")) {
+		pr_warn("internal: xs_service_keys[%d] is '%s', not 'check'\n", XS_CHECK_KEY0,
+			xs_service_keys[XS_CHECK_KEY0].name);
+		return -EINVAL;
+	}
 	if (k >= XS_CHECK_KEY0)
 		return xs_check_set(&s->check, &s->check_given, k - XS_CHECK_KEY0, val);
 	switch (k) {
