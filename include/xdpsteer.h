@@ -317,7 +317,9 @@ struct xs_recipe {
  * hash lookup. XS_FLOW_CACHE_SLOTS entries per CPU, 128 bytes (two cache
  * lines) each: the pin, then how a service flow is sent.
  */
+#ifndef XS_FLOW_CACHE_SLOTS
 #define XS_FLOW_CACHE_SLOTS 8192
+#endif
 struct xs_flow_cache_entry {
 	struct xs_flow_key key;  /* the packet's own key, as parsed */
 	struct xs_flow_pin pin;  /* pin.seen: when the LRU was last refreshed from here */

@@ -39,7 +39,9 @@ static struct prog_env env;
 
 #include "lb_env.h"
 
+#ifndef FLOW_ENTRIES
 #define FLOW_ENTRIES (4u << 20)
+#endif
 #ifndef RUNS
 #define RUNS 10
 #endif
@@ -47,7 +49,8 @@ static struct prog_env env;
 #define LIVE_ROUNDS 21
 #define LIVE_RUNS 200000
 
-enum way { WAY_IPIP, WAY_L2, WAY_CPU, WAY_MAX };
+/* WAY_LRU1 is not xdpsteer: floor.bpf.c's xs_one_lru, one LRU lookup per packet. */
+enum way { WAY_IPIP, WAY_L2, WAY_CPU, WAY_LRU1, WAY_MAX };
 
 static const struct {
 	const char *name, *dst;
@@ -56,6 +59,7 @@ static const struct {
 	[WAY_IPIP] = { "ipip", "10.99.0.1", XDP_TX },
 	[WAY_L2] = { "l2", "10.99.0.2", XDP_TX },
 	[WAY_CPU] = { "cpu", "192.0.2.1", XDP_REDIRECT },
+	[WAY_LRU1] = { "lru1", "10.99.0.1", XDP_TX },
 };
 
 enum pass { PASS_NEW, PASS_COLD, PASS_WARM, PASS_MAX };
@@ -80,7 +84,8 @@ struct cell {
 	double seen[SEEN_MAX];	/* of the last run */
 };
 
-static int floor_tx, floor_redirect, jhash_redirect;
+static int floor_tx, floor_redirect, jhash_redirect, one_lru;
+static struct bpf_map *one_bss;
 
 /* Flow @i to @dst: a distinct source address and port per flow, 64 bytes of payload. */
 static void flow(struct pkt *p, __u32 i, enum way w)
@@ -154,12 +159,13 @@ static void pass(struct cell *c, int run, enum way w, __u32 n, __u32 span)
 {
 	int floor_fd = ways[w].verdict == XDP_TX ? floor_tx : floor_redirect;
 	__u64 a[XS_C_MAX], b[XS_C_MAX];
+	int prog_fd = w == WAY_LRU1 ? one_lru : env.prog_fd;
 	double f, t;
 	int s;
 
 	f = loop(floor_fd, w, n, span, ways[w].verdict);
 	counters(a);
-	t = loop(env.prog_fd, w, n, span, ways[w].verdict);
+	t = loop(prog_fd, w, n, span, ways[w].verdict);
 	counters(b);
 	if (f < 0 || t < 0)
 		exit(1);
@@ -175,15 +181,25 @@ static void print_cell(__u32 n, enum way w, enum pass p, struct cell *c)
 	       c->seen[SEEN_HIT], c->seen[SEEN_NEW], c->seen[SEEN_RECIPE]);
 }
 
+/* The flow counts of the loop rows: all, or the one given on the command line. */
+static __u32 sizes[] = { 10000, 100000, 1000000 };
+static unsigned int n_sizes = XS_ARRAY_SIZE(sizes);
+
 static void bench_loops(void)
 {
-	static const __u32 sizes[] = { 10000, 100000, 1000000 };
 	static struct cell cells[3][WAY_MAX][PASS_MAX];
 	unsigned int i;
 	int run, w, p;
 
 	for (run = 0; run < RUNS; run++)
-		for (i = 0; i < XS_ARRAY_SIZE(sizes); i++) {
+		for (i = 0; i < n_sizes; i++) {
+			/* New flows for the reference too: its key holds a salt per run and size. */
+			__u32 salt = (__u32)run * 8 + i + 1, zero = 0;
+
+			if (bpf_map__update_elem(one_bss, &zero, sizeof(zero), &salt, sizeof(salt), 0)) {
+				fprintf(stderr, "bench_scale: cannot set the reference's salt\n");
+				exit(1);
+			}
 			env_load();
 			for (w = 0; w < WAY_MAX; w++) {
 				pass(&cells[i][w][PASS_NEW], run, w, sizes[i], sizes[i]);
@@ -197,7 +213,7 @@ static void bench_loops(void)
 	       RUNS, FLOW_ENTRIES);
 	printf("  %8s  %-4s  %-9s  %11s  %11s   %s\n", "flows", "way", "pass", "median", "p90",
 	       "hit   new   recipe");
-	for (i = 0; i < XS_ARRAY_SIZE(sizes); i++)
+	for (i = 0; i < n_sizes; i++)
 		for (w = 0; w < WAY_MAX; w++)
 			for (p = 0; p < PASS_MAX; p++)
 				print_cell(sizes[i], w, p, &cells[i][w][p]);
@@ -287,10 +303,21 @@ int main(int argc, char **argv)
 {
 	const char *floor_path = argc > 1 ? argv[1] : "build/bench/floor.bpf.o";
 	const char *only = argc > 2 ? argv[2] : "all";
+	char *end;
 	struct bpf_object *obj;
 	__u32 cpu;
 	int cpus_fd;
 
+	if (argc > 3) {
+		/* Loop rows for one flow count only, e.g. 100000, while iterating. */
+		sizes[0] = (__u32)strtoul(argv[3], &end, 10);
+		n_sizes = 1;
+		if (*end || sizes[0] < HOT || sizes[0] > FLOW_ENTRIES) {
+			fprintf(stderr, "bench_scale: flow count '%s' is not a number from %d to %u\n",
+				argv[3], HOT, FLOW_ENTRIES);
+			return 1;
+		}
+	}
 	if (netns_setup() ||
 	    sh("for i in 12 13 14; do ip neigh add 10.20.0.$i lladdr 02:00:00:00:00:$i dev lbA "
 	       "nud permanent; done")) {
@@ -298,13 +325,21 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	obj = bpf_object__open_file(floor_path, NULL);
-	if (!obj || bpf_object__load(obj)) {
+	if (!obj ||
+	    bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "one_lru"), FLOW_ENTRIES) ||
+	    bpf_object__load(obj)) {
 		fprintf(stderr, "bench_scale: cannot load %s\n", floor_path);
 		return 1;
 	}
 	floor_tx = prog(obj, "xs_floor_tx");
 	floor_redirect = prog(obj, "xs_floor_redirect");
 	jhash_redirect = prog(obj, "xs_jhash_redirect");
+	one_lru = prog(obj, "xs_one_lru");
+	one_bss = bpf_object__find_map_by_name(obj, ".bss");
+	if (one_lru < 0 || !one_bss) {
+		fprintf(stderr, "bench_scale: %s has no xs_one_lru with its .bss\n", floor_path);
+		return 1;
+	}
 	cpus_fd = bpf_object__find_map_fd_by_name(obj, "jh_cpumap");
 	for (cpu = 0; cpu < 2; cpu++) {
 		struct bpf_cpumap_val cv = { .qsize = 256 };
