@@ -318,8 +318,9 @@ struct xs_recipe {
  * lines) each: the pin, then how a service flow is sent.
  */
 #ifndef XS_FLOW_CACHE_SLOTS
-#define XS_FLOW_CACHE_SLOTS 8192
+#define XS_FLOW_CACHE_SLOTS 8192 /* the default; attach --flow-cache-size */
 #endif
+#define XS_FLOW_CACHE_MAX_SLOTS (1U << 20) /* 128 MiB per CPU */
 struct xs_flow_cache_entry {
 	struct xs_flow_key key;  /* the packet's own key, as parsed */
 	struct xs_flow_pin pin;  /* pin.seen: when the LRU was last refreshed from here */

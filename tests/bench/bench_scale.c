@@ -28,6 +28,11 @@
  * against the minimal stateless steering program in floor.bpf.c
  * (xs_jhash_redirect: parse, jhash of the 4-tuple, redirect to a CPU),
  * interleaved rounds.
+ *
+ * Usage: bench_scale FLOOR.o [all|loops|live [FLOWS [CACHE_SLOTS]]]: FLOWS
+ * runs the loop rows for that one flow count, CACHE_SLOTS sizes the flow
+ * cache as attach --flow-cache-size does. -DRUNS=3 for quicker runs;
+ * -DFLOW_ENTRIES=N for another flow-table size.
  */
 #define _GNU_SOURCE
 #include <linux/bpf.h>
@@ -85,6 +90,7 @@ struct cell {
 };
 
 static int floor_tx, floor_redirect, jhash_redirect, one_lru;
+static __u32 cache_slots; /* 0: the default, XS_FLOW_CACHE_SLOTS */
 static struct bpf_map *one_bss;
 
 /* Flow @i to @dst: a distinct source address and port per flow, 64 bytes of payload. */
@@ -143,9 +149,12 @@ static void env_load(void)
 	static const char *const be[] = { "10.20.0.11", "10.20.0.12", "10.20.0.13",
 					  "10.20.0.14" };
 
+	struct prog_env_cfg cfg = { .flow_entries = FLOW_ENTRIES, .unparsed_verdict = XDP_PASS,
+				    .cache_slots = cache_slots };
+
 	if (env.skel)
 		prog_env_close(&env);
-	if (prog_env_open(&env, FLOW_ENTRIES, XDP_PASS) ||
+	if (prog_env_open_cfg(&env, &cfg) ||
 	    prog_env_targets(&env, XS_ALGO_JUMP, 0, 2, seed) ||
 	    !add_service("10.99.0.1:80/tcp", XS_ENCAP_IPIP, be, 4) ||
 	    !add_service("10.99.0.2:80/tcp", XS_ENCAP_L2, be, 4)) {
@@ -209,8 +218,9 @@ static void bench_loops(void)
 			}
 		}
 	printf("repeat=1 loops, ns above the floor over the same packets, %d runs, a fresh\n"
-	       "program and a %u-entry flow table per run; per packet: flow_hit flow_new recipe_made\n",
-	       RUNS, FLOW_ENTRIES);
+	       "program, a %u-entry flow table and %u flow-cache slots per CPU per run;\n"
+	       "per packet: flow_hit flow_new recipe_made (lru1: one LRU lookup, not xdpsteer)\n",
+	       RUNS, FLOW_ENTRIES, cache_slots ? cache_slots : XS_FLOW_CACHE_SLOTS);
 	printf("  %8s  %-4s  %-9s  %11s  %11s   %s\n", "flows", "way", "pass", "median", "p90",
 	       "hit   new   recipe");
 	for (i = 0; i < n_sizes; i++)
@@ -315,6 +325,16 @@ int main(int argc, char **argv)
 		if (*end || sizes[0] < HOT || sizes[0] > FLOW_ENTRIES) {
 			fprintf(stderr, "bench_scale: flow count '%s' is not a number from %d to %u\n",
 				argv[3], HOT, FLOW_ENTRIES);
+			return 1;
+		}
+	}
+	if (argc > 4) {
+		/* The flow cache's slots per CPU, as attach --flow-cache-size. */
+		cache_slots = (__u32)strtoul(argv[4], &end, 10);
+		if (*end || !cache_slots || cache_slots > XS_FLOW_CACHE_MAX_SLOTS ||
+		    (cache_slots & (cache_slots - 1))) {
+			fprintf(stderr, "bench_scale: flow-cache size '%s' is not a power of two "
+				"up to %u\n", argv[4], XS_FLOW_CACHE_MAX_SLOTS);
 			return 1;
 		}
 	}

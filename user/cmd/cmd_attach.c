@@ -63,6 +63,17 @@ static int xs_parse_timeouts(const struct xs_args *a, struct xs_timeouts *to)
 	return 0;
 }
 
+/* The flow cache's slot is hash bits: its size must be a power of two. */
+static int xs_power_of_two(const char *s, const char *what, __u32 v)
+{
+	if (v & (v - 1)) {
+		pr_warn("%s: '%s' is not a power of two (1, 2, 4, ... 1048576): a flow's "
+			"slot is bits of its hash\n", what, s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* The attach-only options: what the object is loaded with. */
 static int xs_parse_attach(const struct xs_args *a, struct xs_attach_cfg *cfg)
 {
@@ -73,6 +84,7 @@ static int xs_parse_attach(const struct xs_args *a, struct xs_attach_cfg *cfg)
 	cfg->mode = XDP_MODE_NATIVE;
 	cfg->flow_entries = XS_DEFAULT_FLOW_ENTRIES;
 	cfg->pin_rate = XS_DEFAULT_PIN_RATE;
+	cfg->cache_slots = XS_FLOW_CACHE_SLOTS;
 	cfg->unparsed_verdict = XDP_PASS;
 	if ((s = xs_arg(a, "xdp-mode"))) {
 		if (xs_name_parse(xs_mode_names, s, "--xdp-mode", &v))
@@ -81,6 +93,10 @@ static int xs_parse_attach(const struct xs_args *a, struct xs_attach_cfg *cfg)
 	}
 	if ((s = xs_arg(a, "flow-table-size")) &&
 	    xs_parse_u32(s, "--flow-table-size", 0, 1U << 26, &cfg->flow_entries))
+		return -EINVAL;
+	if ((s = xs_arg(a, "flow-cache-size")) &&
+	    (xs_parse_u32(s, "--flow-cache-size", 1, XS_FLOW_CACHE_MAX_SLOTS, &cfg->cache_slots) ||
+	     xs_power_of_two(s, "--flow-cache-size", cfg->cache_slots)))
 		return -EINVAL;
 	if ((s = xs_arg(a, "pin-rate")) &&
 	    xs_parse_u32(s, "--pin-rate", 0, 100000000, &cfg->pin_rate))
