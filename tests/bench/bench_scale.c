@@ -91,7 +91,8 @@ struct cell {
 
 static int floor_tx, floor_redirect, jhash_redirect, one_lru;
 static __u32 cache_slots; /* 0: the default, XS_FLOW_CACHE_SLOTS */
-static struct bpf_map *one_bss;
+static const char *floor_path = "build/bench/floor.bpf.o";
+static struct bpf_object *ref_obj;
 
 /* Flow @i to @dst: a distinct source address and port per flow, 64 bytes of payload. */
 static void flow(struct pkt *p, __u32 i, enum way w)
@@ -163,6 +164,34 @@ static void env_load(void)
 	}
 }
 
+/*
+ * A fresh copy of the reference (xs_one_lru) with an empty table of its own,
+ * as xdpsteer gets one each run: a table left full by earlier runs would
+ * time its inserts with evictions. Exits on failure.
+ */
+static void ref_load(void)
+{
+	struct bpf_program *p;
+
+	if (ref_obj)
+		bpf_object__close(ref_obj);
+	ref_obj = bpf_object__open_file(floor_path, NULL);
+	p = ref_obj ? bpf_object__find_program_by_name(ref_obj, "xs_one_lru") : NULL;
+	if (!p) {
+		fprintf(stderr, "bench_scale: %s has no xs_one_lru\n", floor_path);
+		exit(1);
+	}
+	bpf_object__for_each_program(p, ref_obj)
+		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p), "xs_one_lru"));
+	if (bpf_map__set_max_entries(bpf_object__find_map_by_name(ref_obj, "one_lru"),
+				     FLOW_ENTRIES) ||
+	    bpf_object__load(ref_obj)) {
+		fprintf(stderr, "bench_scale: cannot load xs_one_lru from %s\n", floor_path);
+		exit(1);
+	}
+	one_lru = bpf_program__fd(bpf_object__find_program_by_name(ref_obj, "xs_one_lru"));
+}
+
 /* One pass of @w over @n runs cycling @span flows, its excess over the floor into @c[run]. */
 static void pass(struct cell *c, int run, enum way w, __u32 n, __u32 span)
 {
@@ -202,14 +231,8 @@ static void bench_loops(void)
 
 	for (run = 0; run < RUNS; run++)
 		for (i = 0; i < n_sizes; i++) {
-			/* New flows for the reference too: its key holds a salt per run and size. */
-			__u32 salt = (__u32)run * 8 + i + 1, zero = 0;
-
-			if (bpf_map__update_elem(one_bss, &zero, sizeof(zero), &salt, sizeof(salt), 0)) {
-				fprintf(stderr, "bench_scale: cannot set the reference's salt\n");
-				exit(1);
-			}
 			env_load();
+			ref_load();
 			for (w = 0; w < WAY_MAX; w++) {
 				pass(&cells[i][w][PASS_NEW], run, w, sizes[i], sizes[i]);
 				pass(&cells[i][w][PASS_COLD], run, w, sizes[i], sizes[i]);
@@ -311,13 +334,15 @@ static int prog(struct bpf_object *obj, const char *name)
 
 int main(int argc, char **argv)
 {
-	const char *floor_path = argc > 1 ? argv[1] : "build/bench/floor.bpf.o";
 	const char *only = argc > 2 ? argv[2] : "all";
 	char *end;
+	struct bpf_program *ref;
 	struct bpf_object *obj;
 	__u32 cpu;
 	int cpus_fd;
 
+	if (argc > 1)
+		floor_path = argv[1];
 	if (argc > 3) {
 		/* Loop rows for one flow count only, e.g. 100000, while iterating. */
 		sizes[0] = (__u32)strtoul(argv[3], &end, 10);
@@ -345,21 +370,15 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	obj = bpf_object__open_file(floor_path, NULL);
-	if (!obj ||
-	    bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "one_lru"), FLOW_ENTRIES) ||
-	    bpf_object__load(obj)) {
+	/* The reference is loaded on its own, afresh for each run (ref_load()). */
+	ref = obj ? bpf_object__find_program_by_name(obj, "xs_one_lru") : NULL;
+	if (!ref || bpf_program__set_autoload(ref, false) || bpf_object__load(obj)) {
 		fprintf(stderr, "bench_scale: cannot load %s\n", floor_path);
 		return 1;
 	}
 	floor_tx = prog(obj, "xs_floor_tx");
 	floor_redirect = prog(obj, "xs_floor_redirect");
 	jhash_redirect = prog(obj, "xs_jhash_redirect");
-	one_lru = prog(obj, "xs_one_lru");
-	one_bss = bpf_object__find_map_by_name(obj, ".bss");
-	if (one_lru < 0 || !one_bss) {
-		fprintf(stderr, "bench_scale: %s has no xs_one_lru with its .bss\n", floor_path);
-		return 1;
-	}
 	cpus_fd = bpf_object__find_map_fd_by_name(obj, "jh_cpumap");
 	for (cpu = 0; cpu < 2; cpu++) {
 		struct bpf_cpumap_val cv = { .qsize = 256 };
@@ -378,6 +397,7 @@ int main(int argc, char **argv)
 	if (strcmp(only, "loops"))
 		bench_live_cpu();
 	prog_env_close(&env);
+	bpf_object__close(ref_obj);
 	bpf_object__close(obj);
 	return 0;
 }

@@ -87,16 +87,15 @@ int xs_jhash_redirect(struct xdp_md *ctx)
 
 /*
  * Not a floor but a reference for the many-flows rows: one lookup of the
- * packet's 40-byte key (addresses, ports, protocol, a salt) in an LRU hash
+ * packet's 40-byte key (addresses, ports, protocol) in an LRU hash
  * of 24-byte values, inserting on a miss, then XDP_TX. As Katran's balancer
  * does per packet for a flow it already knows, and no more: what keeping a
  * flow's state in a kernel LRU costs at least (bench_scale.c, "one LRU").
- * The bench sizes the table and changes the salt so each pass's flows are new.
+ * The bench loads it afresh, with a table of xdpsteer's size, for each run.
  */
 struct one_key {
 	__u32 saddr, daddr, ports;
-	__u32 salt;
-	__u32 pad[5];
+	__u32 pad[6];
 	__u8 proto;
 	__u8 pad8[3];
 };
@@ -112,8 +111,6 @@ struct {
 	__type(key, struct one_key);
 	__type(value, struct one_val);
 } one_lru SEC(".maps");
-
-volatile __u32 one_salt;
 
 SEC("xdp")
 int xs_one_lru(struct xdp_md *ctx)
@@ -134,7 +131,6 @@ int xs_one_lru(struct xdp_md *ctx)
 	k.daddr = ip->daddr;
 	k.ports = *ports;
 	k.proto = ip->protocol;
-	k.salt = one_salt;
 	found = bpf_map_lookup_elem(&one_lru, &k);
 	if (!found) {
 		v.pos = k.saddr;
