@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # The flow cache's size at attach (--flow-cache-size), in a private namespace:
 #  - the pinned xs_flow_cache holds the asked slots for every possible CPU,
-#    and an upgrade keeps them;
+#    status reports them, and an upgrade keeps them;
 #  - sizes that are not a power of two from 1 to 1048576 are refused with one
 #    line, and nothing is attached.
 # Prints "flowcache: N passed, N failed".
@@ -35,6 +35,8 @@ t_size_kept_across_upgrade() {
 		for r in open("/sys/devices/system/cpu/possible").read().strip().split(",")))')
 	attach --flow-cache-size 16384 >/dev/null
 	assert_eq "xs_flow_cache entries after attach" "$(cache_entries)" "$((cpus * 16384))"
+	assert_eq "status: flow-cache slots" \
+		"$(xs status "$IF_STEER" --json | pyx 'd[0]["flow_cache_slots"]' -)" 16384
 	xs upgrade "$IF_STEER" >/dev/null
 	assert_eq "xs_flow_cache entries after upgrade" "$(cache_entries)" "$((cpus * 16384))"
 	attach >/dev/null

@@ -167,7 +167,7 @@ static int xs_status_one(const char *ifname, xs_json *arr)
 {
 	struct bpf_prog_info pinfo = { 0 };
 	__u32 plen = sizeof(pinfo), flen;
-	struct bpf_map_info finfo = { 0 };
+	struct bpf_map_info finfo = { 0 }, cinfo = { 0 };
 	struct xdp_multiprog *mp;
 	struct xs_handle h;
 	struct xs_pool pool;
@@ -175,7 +175,7 @@ static int xs_status_one(const char *ifname, xs_json *arr)
 	const char *mode = "detached";
 	struct xs_self self;
 	struct xs_build build;
-	__u32 zero = 0;
+	__u32 zero = 0, cache_slots = 0;
 	int fd, err;
 
 	err = xs_open(ifname, &h);
@@ -191,6 +191,14 @@ static int xs_status_one(const char *ifname, xs_json *arr)
 	}
 	flen = sizeof(finfo);
 	bpf_obj_get_info_by_fd(h.flows_fd, &finfo, &flen);
+	/* The flow cache: a block of slots per possible CPU (--flow-cache-size). */
+	fd = xs_obj_get(&h, "xs_flow_cache");
+	if (fd >= 0) {
+		flen = sizeof(cinfo);
+		if (!bpf_obj_get_info_by_fd(fd, &cinfo, &flen) && h.nr_cpus > 0)
+			cache_slots = cinfo.max_entries / (__u32)h.nr_cpus;
+		close(fd);
+	}
 	mp = xdp_multiprog__get_from_ifindex(h.ifindex);
 	if (!libxdp_get_error(mp)) {
 		struct xdp_program *p = xdp_multiprog__main_prog(mp);
@@ -234,6 +242,7 @@ static int xs_status_one(const char *ifname, xs_json *arr)
 		xj_str(o, "hash_fields", fields);
 		xj_str(o, "hand_fields", hfields);
 		xj_u64(o, "flow_table_size", finfo.max_entries);
+		xj_u64(o, "flow_cache_slots", cache_slots);
 		xj_dbl(o, "tcp_timeout_s", xs_ticks_s(self.timeouts.tcp), "%.2f");
 		xj_dbl(o, "fin_timeout_s", xs_ticks_s(self.timeouts.fin), "%.2f");
 		xj_dbl(o, "udp_timeout_s", xs_ticks_s(self.timeouts.udp), "%.2f");
@@ -245,8 +254,9 @@ static int xs_status_one(const char *ifname, xs_json *arr)
 		if (pool.hdr.algo == XS_ALGO_SHUFFLE)
 			printf(" (hand %u, hand fields %s)", pool.hdr.hand_size, hfields);
 		printf(", %u slots, digest %08x\n", pool.hdr.n_buckets, pool.hdr.digest);
-		printf("  hash fields %s, seed digest %08x, flow table %u entries\n", fields,
-		       xs_seed_digest(pool.hdr.seed), finfo.max_entries);
+		printf("  hash fields %s, seed digest %08x\n", fields, xs_seed_digest(pool.hdr.seed));
+		printf("  flow table %u entries, flow cache %u slots per CPU\n", finfo.max_entries,
+		       cache_slots);
 		printf("  idle timeouts: tcp %.2fs, after FIN/RST %.2fs, udp and other %.2fs\n",
 		       xs_ticks_s(self.timeouts.tcp), xs_ticks_s(self.timeouts.fin),
 		       xs_ticks_s(self.timeouts.udp));
