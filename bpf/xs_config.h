@@ -17,7 +17,8 @@ const volatile __u8 cfg_flow_table = 1;
 const volatile __u32 cfg_pin_rate = 0;
 const volatile __u32 cfg_pin_burst = 1;
 const volatile __u64 cfg_cache_key = 0;
-const volatile __u32 cfg_cache_mask = XS_FLOW_CACHE_SLOTS - 1;
+/* Flow-cache slots per CPU, a power of two (attach --flow-cache-size). */
+const volatile __u32 cfg_cache_slots = XS_FLOW_CACHE_SLOTS;
 const volatile struct xs_timeouts cfg_timeouts = {
 	.tcp = XS_S_TO_TICKS(XS_DEFAULT_TCP_TIMEOUT_S),
 	.fin = XS_S_TO_TICKS(XS_DEFAULT_FIN_TIMEOUT_S),

@@ -55,7 +55,7 @@ static __always_inline struct xs_flow_cache_entry *xs_cache_slot(const struct xs
 	     (xs_key_word(k, 3) ^ key) * 0xd6e8feb86659fd93ULL) +
 	    (xs_key_word(k, 4) ^ key) * 0xff51afd7ed558ccdULL;
 	h ^= h >> 32;
-	slot = xs_cpu_row(XS_FLOW_CACHE_SLOTS, (__u32)h & cfg_cache_mask & (XS_FLOW_CACHE_SLOTS - 1));
+	slot = xs_cpu_row(cfg_cache_slots, (__u32)h & (cfg_cache_slots - 1));
 	return bpf_map_lookup_elem(&xs_flow_cache, &slot);
 }
 

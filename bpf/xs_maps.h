@@ -95,7 +95,7 @@ struct {
 	__type(value, struct xs_flow_pin);
 } xs_flows SEC(".maps");
 
-/* Per CPU, as xs_counters: by cpu * XS_FLOW_CACHE_SLOTS + slot. */
+/* Per CPU, as xs_counters: by cpu * cfg_cache_slots + slot. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, XS_FLOW_CACHE_SLOTS); /* per CPU */

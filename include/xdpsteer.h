@@ -351,7 +351,10 @@ _Static_assert(sizeof(struct xs_recipe) == 64, "xs_recipe keeps its layout");
  * hash lookup. XS_FLOW_CACHE_SLOTS entries per CPU, 128 bytes (two cache
  * lines) each: the pin, then how a service flow is sent.
  */
-#define XS_FLOW_CACHE_SLOTS 8192
+#ifndef XS_FLOW_CACHE_SLOTS
+#define XS_FLOW_CACHE_SLOTS 8192 /* the default; attach --flow-cache-size */
+#endif
+#define XS_FLOW_CACHE_MAX_SLOTS (1U << 20) /* 128 MiB per CPU */
 struct xs_flow_cache_entry {
 	struct xs_flow_key key;  /* the packet's own key, as parsed */
 	struct xs_flow_pin pin;  /* pin.seen: when the LRU was last refreshed from here */

@@ -28,6 +28,11 @@
  * against the minimal stateless steering program in floor.bpf.c
  * (xs_jhash_redirect: parse, jhash of the 4-tuple, redirect to a CPU),
  * interleaved rounds.
+ *
+ * Usage: bench_scale FLOOR.o [all|loops|live [FLOWS [CACHE_SLOTS]]]: FLOWS
+ * runs the loop rows for that one flow count, CACHE_SLOTS sizes the flow
+ * cache as attach --flow-cache-size does. -DRUNS=3 for quicker runs;
+ * -DFLOW_ENTRIES=N for another flow-table size.
  */
 #define _GNU_SOURCE
 #include <linux/bpf.h>
@@ -39,7 +44,9 @@ static struct prog_env env;
 
 #include "lb_env.h"
 
+#ifndef FLOW_ENTRIES
 #define FLOW_ENTRIES (4u << 20)
+#endif
 #ifndef RUNS
 #define RUNS 10
 #endif
@@ -47,7 +54,8 @@ static struct prog_env env;
 #define LIVE_ROUNDS 21
 #define LIVE_RUNS 200000
 
-enum way { WAY_IPIP, WAY_L2, WAY_CPU, WAY_MAX };
+/* WAY_LRU1 is not xdpsteer: floor.bpf.c's xs_one_lru, one LRU lookup per packet. */
+enum way { WAY_IPIP, WAY_L2, WAY_CPU, WAY_LRU1, WAY_MAX };
 
 static const struct {
 	const char *name, *dst;
@@ -56,6 +64,7 @@ static const struct {
 	[WAY_IPIP] = { "ipip", "10.99.0.1", XDP_TX },
 	[WAY_L2] = { "l2", "10.99.0.2", XDP_TX },
 	[WAY_CPU] = { "cpu", "192.0.2.1", XDP_REDIRECT },
+	[WAY_LRU1] = { "lru1", "10.99.0.1", XDP_TX },
 };
 
 enum pass { PASS_NEW, PASS_COLD, PASS_WARM, PASS_MAX };
@@ -80,7 +89,10 @@ struct cell {
 	double seen[SEEN_MAX];	/* of the last run */
 };
 
-static int floor_tx, floor_redirect, jhash_redirect;
+static int floor_tx, floor_redirect, jhash_redirect, one_lru;
+static __u32 cache_slots; /* 0: the default, XS_FLOW_CACHE_SLOTS */
+static const char *floor_path = "build/bench/floor.bpf.o";
+static struct bpf_object *ref_obj;
 
 /* Flow @i to @dst: a distinct source address and port per flow, 64 bytes of payload. */
 static void flow(struct pkt *p, __u32 i, enum way w)
@@ -138,9 +150,12 @@ static void env_load(void)
 	static const char *const be[] = { "10.20.0.11", "10.20.0.12", "10.20.0.13",
 					  "10.20.0.14" };
 
+	struct prog_env_cfg cfg = { .flow_entries = FLOW_ENTRIES, .unparsed_verdict = XDP_PASS,
+				    .cache_slots = cache_slots };
+
 	if (env.skel)
 		prog_env_close(&env);
-	if (prog_env_open(&env, FLOW_ENTRIES, XDP_PASS) ||
+	if (prog_env_open_cfg(&env, &cfg) ||
 	    prog_env_targets(&env, XS_ALGO_JUMP, 0, 2, seed) ||
 	    !add_service("10.99.0.1:80/tcp", XS_ENCAP_IPIP, be, 4) ||
 	    !add_service("10.99.0.2:80/tcp", XS_ENCAP_L2, be, 4)) {
@@ -149,17 +164,46 @@ static void env_load(void)
 	}
 }
 
+/*
+ * A fresh copy of the reference (xs_one_lru) with an empty table of its own,
+ * as xdpsteer gets one each run: a table left full by earlier runs would
+ * time its inserts with evictions. Exits on failure.
+ */
+static void ref_load(void)
+{
+	struct bpf_program *p;
+
+	if (ref_obj)
+		bpf_object__close(ref_obj);
+	ref_obj = bpf_object__open_file(floor_path, NULL);
+	p = ref_obj ? bpf_object__find_program_by_name(ref_obj, "xs_one_lru") : NULL;
+	if (!p) {
+		fprintf(stderr, "bench_scale: %s has no xs_one_lru\n", floor_path);
+		exit(1);
+	}
+	bpf_object__for_each_program(p, ref_obj)
+		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p), "xs_one_lru"));
+	if (bpf_map__set_max_entries(bpf_object__find_map_by_name(ref_obj, "one_lru"),
+				     FLOW_ENTRIES) ||
+	    bpf_object__load(ref_obj)) {
+		fprintf(stderr, "bench_scale: cannot load xs_one_lru from %s\n", floor_path);
+		exit(1);
+	}
+	one_lru = bpf_program__fd(bpf_object__find_program_by_name(ref_obj, "xs_one_lru"));
+}
+
 /* One pass of @w over @n runs cycling @span flows, its excess over the floor into @c[run]. */
 static void pass(struct cell *c, int run, enum way w, __u32 n, __u32 span)
 {
 	int floor_fd = ways[w].verdict == XDP_TX ? floor_tx : floor_redirect;
 	__u64 a[XS_C_MAX], b[XS_C_MAX];
+	int prog_fd = w == WAY_LRU1 ? one_lru : env.prog_fd;
 	double f, t;
 	int s;
 
 	f = loop(floor_fd, w, n, span, ways[w].verdict);
 	counters(a);
-	t = loop(env.prog_fd, w, n, span, ways[w].verdict);
+	t = loop(prog_fd, w, n, span, ways[w].verdict);
 	counters(b);
 	if (f < 0 || t < 0)
 		exit(1);
@@ -175,16 +219,20 @@ static void print_cell(__u32 n, enum way w, enum pass p, struct cell *c)
 	       c->seen[SEEN_HIT], c->seen[SEEN_NEW], c->seen[SEEN_RECIPE]);
 }
 
+/* The flow counts of the loop rows: all, or the one given on the command line. */
+static __u32 sizes[] = { 10000, 100000, 1000000 };
+static unsigned int n_sizes = XS_ARRAY_SIZE(sizes);
+
 static void bench_loops(void)
 {
-	static const __u32 sizes[] = { 10000, 100000, 1000000 };
 	static struct cell cells[3][WAY_MAX][PASS_MAX];
 	unsigned int i;
 	int run, w, p;
 
 	for (run = 0; run < RUNS; run++)
-		for (i = 0; i < XS_ARRAY_SIZE(sizes); i++) {
+		for (i = 0; i < n_sizes; i++) {
 			env_load();
+			ref_load();
 			for (w = 0; w < WAY_MAX; w++) {
 				pass(&cells[i][w][PASS_NEW], run, w, sizes[i], sizes[i]);
 				pass(&cells[i][w][PASS_COLD], run, w, sizes[i], sizes[i]);
@@ -193,11 +241,12 @@ static void bench_loops(void)
 			}
 		}
 	printf("repeat=1 loops, ns above the floor over the same packets, %d runs, a fresh\n"
-	       "program and a %u-entry flow table per run; per packet: flow_hit flow_new recipe_made\n",
-	       RUNS, FLOW_ENTRIES);
+	       "program, a %u-entry flow table and %u flow-cache slots per CPU per run;\n"
+	       "per packet: flow_hit flow_new recipe_made (lru1: one LRU lookup, not xdpsteer)\n",
+	       RUNS, FLOW_ENTRIES, cache_slots ? cache_slots : XS_FLOW_CACHE_SLOTS);
 	printf("  %8s  %-4s  %-9s  %11s  %11s   %s\n", "flows", "way", "pass", "median", "p90",
 	       "hit   new   recipe");
-	for (i = 0; i < XS_ARRAY_SIZE(sizes); i++)
+	for (i = 0; i < n_sizes; i++)
 		for (w = 0; w < WAY_MAX; w++)
 			for (p = 0; p < PASS_MAX; p++)
 				print_cell(sizes[i], w, p, &cells[i][w][p]);
@@ -285,12 +334,35 @@ static int prog(struct bpf_object *obj, const char *name)
 
 int main(int argc, char **argv)
 {
-	const char *floor_path = argc > 1 ? argv[1] : "build/bench/floor.bpf.o";
 	const char *only = argc > 2 ? argv[2] : "all";
+	char *end;
+	struct bpf_program *ref;
 	struct bpf_object *obj;
 	__u32 cpu;
 	int cpus_fd;
 
+	if (argc > 1)
+		floor_path = argv[1];
+	if (argc > 3) {
+		/* Loop rows for one flow count only, e.g. 100000, while iterating. */
+		sizes[0] = (__u32)strtoul(argv[3], &end, 10);
+		n_sizes = 1;
+		if (*end || sizes[0] < HOT || sizes[0] > FLOW_ENTRIES) {
+			fprintf(stderr, "bench_scale: flow count '%s' is not a number from %d to %u\n",
+				argv[3], HOT, FLOW_ENTRIES);
+			return 1;
+		}
+	}
+	if (argc > 4) {
+		/* The flow cache's slots per CPU, as attach --flow-cache-size. */
+		cache_slots = (__u32)strtoul(argv[4], &end, 10);
+		if (*end || !cache_slots || cache_slots > XS_FLOW_CACHE_MAX_SLOTS ||
+		    (cache_slots & (cache_slots - 1))) {
+			fprintf(stderr, "bench_scale: flow-cache size '%s' is not a power of two "
+				"up to %u\n", argv[4], XS_FLOW_CACHE_MAX_SLOTS);
+			return 1;
+		}
+	}
 	if (netns_setup() ||
 	    sh("for i in 12 13 14; do ip neigh add 10.20.0.$i lladdr 02:00:00:00:00:$i dev lbA "
 	       "nud permanent; done")) {
@@ -298,7 +370,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	obj = bpf_object__open_file(floor_path, NULL);
-	if (!obj || bpf_object__load(obj)) {
+	/* The reference is loaded on its own, afresh for each run (ref_load()). */
+	ref = obj ? bpf_object__find_program_by_name(obj, "xs_one_lru") : NULL;
+	if (!ref || bpf_program__set_autoload(ref, false) || bpf_object__load(obj)) {
 		fprintf(stderr, "bench_scale: cannot load %s\n", floor_path);
 		return 1;
 	}
@@ -323,6 +397,7 @@ int main(int argc, char **argv)
 	if (strcmp(only, "loops"))
 		bench_live_cpu();
 	prog_env_close(&env);
+	bpf_object__close(ref_obj);
 	bpf_object__close(obj);
 	return 0;
 }

@@ -85,4 +85,58 @@ int xs_jhash_redirect(struct xdp_md *ctx)
 	return bpf_redirect_map(&jh_cpumap, jhash3(ip->saddr, ip->daddr, *ports, 0) % 2, 0);
 }
 
+/*
+ * Not a floor but a reference for the many-flows rows: one lookup of the
+ * packet's 40-byte key (addresses, ports, protocol) in an LRU hash
+ * of 24-byte values, inserting on a miss, then XDP_TX. As Katran's balancer
+ * does per packet for a flow it already knows, and no more: what keeping a
+ * flow's state in a kernel LRU costs at least (bench_scale.c, "one LRU").
+ * The bench loads it afresh, with a table of xdpsteer's size, for each run.
+ */
+struct one_key {
+	__u32 saddr, daddr, ports;
+	__u32 pad[6];
+	__u8 proto;
+	__u8 pad8[3];
+};
+
+struct one_val {
+	__u32 pos, flags;
+	__u64 seen, hash;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1);	/* sized by the bench */
+	__type(key, struct one_key);
+	__type(value, struct one_val);
+} one_lru SEC(".maps");
+
+SEC("xdp")
+int xs_one_lru(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	struct iphdr *ip = data + sizeof(*eth);
+	struct one_key k = {};
+	struct one_val v = {}, *found;
+	__u32 *ports;
+
+	if ((void *)(ip + 1) > end || eth->h_proto != bpf_htons(ETH_P_IP))
+		return XDP_PASS;
+	ports = (void *)ip + ip->ihl * 4;
+	if ((void *)(ports + 1) > end)
+		return XDP_PASS;
+	k.saddr = ip->saddr;
+	k.daddr = ip->daddr;
+	k.ports = *ports;
+	k.proto = ip->protocol;
+	found = bpf_map_lookup_elem(&one_lru, &k);
+	if (!found) {
+		v.pos = k.saddr;
+		bpf_map_update_elem(&one_lru, &k, &v, BPF_ANY);
+	}
+	return XDP_TX;
+}
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

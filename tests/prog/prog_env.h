@@ -38,8 +38,8 @@ struct prog_env_cfg {
 	__u32 flow_entries;	/* 0 disables the flow table, as --flow-table-size 0 */
 	__u32 unparsed_verdict;
 	__u32 pin_rate, pin_burst; /* --pin-rate's settings (0: no limit) */
-	__u32 cache_slots;	/* flow-cache slots used per CPU, a power of two
-				 * <= XS_FLOW_CACHE_SLOTS; 0: all. 1 makes every
+	__u32 cache_slots;	/* flow-cache slots per CPU, a power of two, as
+				 * --flow-cache-size; 0: the default. 1 makes every
 				 * flow collide, so established flows miss it. */
 	__u32 too_big;		/* enum xs_too_big, as --too-big (0: icmp) */
 	int icmp_rate;		/* ICMP "too big" per second per CPU: 0 the default, -1 no limit */
@@ -66,7 +66,7 @@ static inline int prog_env_open_cfg(struct prog_env *e, const struct prog_env_cf
 		e->skel->rodata->cfg_clock_period_ns = xs_clock_period_ns(prog_env_timeouts);
 	}
 	if (cfg->cache_slots)
-		e->skel->rodata->cfg_cache_mask = cfg->cache_slots - 1;
+		e->skel->rodata->cfg_cache_slots = cfg->cache_slots;
 	e->skel->rodata->cfg_too_big = cfg->too_big;
 	if (cfg->icmp_rate)
 		e->skel->rodata->cfg_icmp_rate = cfg->icmp_rate < 0 ? 0 : (__u32)cfg->icmp_rate;

@@ -64,6 +64,17 @@ static int xs_parse_timeouts(const struct xs_args *a, struct xs_timeouts *to)
 	return 0;
 }
 
+/* The flow cache's slot is hash bits: its size must be a power of two. */
+static int xs_power_of_two(const char *s, const char *what, __u32 v)
+{
+	if (v & (v - 1)) {
+		pr_warn("%s: '%s' is not a power of two (1, 2, 4, ... 1048576): a flow's "
+			"slot is bits of its hash\n", what, s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* The attach-only options: what the object is loaded with. */
 static int xs_parse_attach(const struct xs_args *a, struct xs_attach_cfg *cfg)
 {
@@ -74,6 +85,7 @@ static int xs_parse_attach(const struct xs_args *a, struct xs_attach_cfg *cfg)
 	cfg->mode = XDP_MODE_NATIVE;
 	cfg->flow_entries = XS_DEFAULT_FLOW_ENTRIES;
 	cfg->pin_rate = XS_DEFAULT_PIN_RATE;
+	cfg->cache_slots = XS_FLOW_CACHE_SLOTS;
 	cfg->unparsed_verdict = XDP_PASS;
 	cfg->gue_port = XS_DEFAULT_GUE_PORT;
 	if ((s = xs_arg(a, "xdp-mode"))) {
@@ -83,6 +95,10 @@ static int xs_parse_attach(const struct xs_args *a, struct xs_attach_cfg *cfg)
 	}
 	if ((s = xs_arg(a, "flow-table-size")) &&
 	    xs_parse_u32(s, "--flow-table-size", 0, 1U << 26, &cfg->flow_entries))
+		return -EINVAL;
+	if ((s = xs_arg(a, "flow-cache-size")) &&
+	    (xs_parse_u32(s, "--flow-cache-size", 1, XS_FLOW_CACHE_MAX_SLOTS, &cfg->cache_slots) ||
+	     xs_power_of_two(s, "--flow-cache-size", cfg->cache_slots)))
 		return -EINVAL;
 	if ((s = xs_arg(a, "pin-rate")) &&
 	    xs_parse_u32(s, "--pin-rate", 0, 100000000, &cfg->pin_rate))
@@ -155,7 +171,7 @@ static int xs_status_one(const char *ifname, xs_json *arr)
 {
 	struct bpf_prog_info pinfo = { 0 };
 	__u32 plen = sizeof(pinfo), flen;
-	struct bpf_map_info finfo = { 0 };
+	struct bpf_map_info finfo = { 0 }, cinfo = { 0 };
 	struct xdp_multiprog *mp;
 	struct xs_handle h;
 	struct xs_pool pool;
@@ -163,7 +179,7 @@ static int xs_status_one(const char *ifname, xs_json *arr)
 	const char *mode = "detached";
 	struct xs_self self;
 	struct xs_build build;
-	__u32 zero = 0;
+	__u32 zero = 0, cache_slots = 0;
 	int fd, err;
 
 	err = xs_open(ifname, &h);
@@ -179,6 +195,14 @@ static int xs_status_one(const char *ifname, xs_json *arr)
 	}
 	flen = sizeof(finfo);
 	bpf_obj_get_info_by_fd(h.flows_fd, &finfo, &flen);
+	/* The flow cache: a block of slots per possible CPU (--flow-cache-size). */
+	fd = xs_obj_get(&h, "xs_flow_cache");
+	if (fd >= 0) {
+		flen = sizeof(cinfo);
+		if (!bpf_obj_get_info_by_fd(fd, &cinfo, &flen) && h.nr_cpus > 0)
+			cache_slots = cinfo.max_entries / (__u32)h.nr_cpus;
+		close(fd);
+	}
 	mp = xdp_multiprog__get_from_ifindex(h.ifindex);
 	if (!libxdp_get_error(mp)) {
 		struct xdp_program *p = xdp_multiprog__main_prog(mp);
@@ -222,6 +246,7 @@ static int xs_status_one(const char *ifname, xs_json *arr)
 		xj_str(o, "hash_fields", fields);
 		xj_str(o, "hand_fields", hfields);
 		xj_u64(o, "flow_table_size", finfo.max_entries);
+		xj_u64(o, "flow_cache_slots", cache_slots);
 		xj_dbl(o, "tcp_timeout_s", xs_ticks_s(self.timeouts.tcp), "%.2f");
 		xj_dbl(o, "fin_timeout_s", xs_ticks_s(self.timeouts.fin), "%.2f");
 		xj_dbl(o, "udp_timeout_s", xs_ticks_s(self.timeouts.udp), "%.2f");
@@ -233,8 +258,9 @@ static int xs_status_one(const char *ifname, xs_json *arr)
 		if (pool.hdr.algo == XS_ALGO_SHUFFLE)
 			printf(" (hand %u, hand fields %s)", pool.hdr.hand_size, hfields);
 		printf(", %u slots, digest %08x\n", pool.hdr.n_buckets, pool.hdr.digest);
-		printf("  hash fields %s, seed digest %08x, flow table %u entries\n", fields,
-		       xs_seed_digest(pool.hdr.seed), finfo.max_entries);
+		printf("  hash fields %s, seed digest %08x\n", fields, xs_seed_digest(pool.hdr.seed));
+		printf("  flow table %u entries, flow cache %u slots per CPU\n", finfo.max_entries,
+		       cache_slots);
 		printf("  idle timeouts: tcp %.2fs, after FIN/RST %.2fs, udp and other %.2fs\n",
 		       xs_ticks_s(self.timeouts.tcp), xs_ticks_s(self.timeouts.fin),
 		       xs_ticks_s(self.timeouts.udp));

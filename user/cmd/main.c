@@ -9,6 +9,9 @@ static const struct xs_opt attach_opts[] = {
 	{ "xdp-mode", "native|skb", "XDP attach mode (default native)" },
 	{ "flow-table-size", "N",
 	  "LRU flow pins; 0 disables pinning (default " XS_XSTR(XS_DEFAULT_FLOW_ENTRIES) ")" },
+	{ "flow-cache-size", "N",
+	  "per-CPU flow-cache slots, a power of two up to 1048576 (default "
+	  XS_XSTR(XS_FLOW_CACHE_SLOTS) ")" },
 	{ "pin-rate", "N",
 	  "new pins per second per CPU, 0 = no limit (default " XS_XSTR(XS_DEFAULT_PIN_RATE) ")" },
 	{ "tcp-timeout", "DURATION",

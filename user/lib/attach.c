@@ -93,6 +93,7 @@ int xs_attach(const char *ifname, const struct xs_attach_cfg *c, const struct xs
 	skel->rodata->cfg_gue_port = (__u16)cfg.gue_port;
 	skel->rodata->cfg_flow_table = cfg.flow_entries > 0;
 	skel->rodata->cfg_pin_rate = cfg.pin_rate;
+	skel->rodata->cfg_cache_slots = cfg.cache_slots;
 	/* A tenth of a second of new flows may come at once. */
 	skel->rodata->cfg_pin_burst = cfg.pin_rate / 10 ? cfg.pin_rate / 10 : 1;
 	skel->rodata->cfg_timeouts = cfg.timeouts;

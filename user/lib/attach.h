@@ -11,6 +11,7 @@ struct xs_attach_cfg {
 	enum xdp_attach_mode mode;
 	__u32 flow_entries;	/* LRU flow pins; 0 disables pinning */
 	__u32 pin_rate;		/* new pins per second per CPU; 0: no limit */
+	__u32 cache_slots;	/* flow-cache slots per CPU, a power of two */
 	__u32 unparsed_verdict;	/* XDP_PASS or XDP_DROP */
 	__u32 too_big;		/* enum xs_too_big: ICMP back, or drop */
 	__u32 gue_port;		/* gue: UDP destination port */

@@ -15,9 +15,12 @@ int xs_size_maps(struct xdpsteer *skel, int nr_cpus, __u32 flow_entries)
 		pr_warn("cannot count the possible CPUs: %s\n", strerror(-nr_cpus));
 		return nr_cpus ? nr_cpus : -EINVAL;
 	}
-	/* One block of rows per CPU: the program indexes cpu * rows + row. */
+	/*
+	 * One block of rows per CPU: the program indexes cpu * rows + row. The
+	 * flow cache's rows are the rodata's, set at attach or carried over.
+	 */
 	err = bpf_map__set_max_entries(skel->maps.xs_flow_cache,
-				       (__u32)nr_cpus * XS_FLOW_CACHE_SLOTS);
+				       (__u32)nr_cpus * skel->rodata->cfg_cache_slots);
 	err = err ?: bpf_map__set_max_entries(skel->maps.xs_nexthops,
 					      (__u32)nr_cpus * XS_MAX_TARGETS);
 	err = err ?: bpf_map__set_max_entries(skel->maps.xs_counters, (__u32)nr_cpus);

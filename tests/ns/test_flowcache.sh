@@ -1,0 +1,68 @@
+#!/bin/bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# The flow cache's size at attach (--flow-cache-size), in a private namespace:
+#  - the pinned xs_flow_cache holds the asked slots for every possible CPU,
+#    status reports them, and an upgrade keeps them;
+#  - sizes that are not a power of two from 1 to 1048576 are refused with one
+#    line, and nothing is attached.
+# Prints "flowcache: N passed, N failed".
+#
+#   tests/ns/test_flowcache.sh [--list | TEST...]   (default: every t_* function, in order)
+set -euo pipefail
+
+XS_SUITE=flowcache
+if [ -z "${XS_FC_WATCHDOG:-}" ]; then
+	export XS_FC_WATCHDOG=1
+	exec timeout -k 20 "${XS_FC_TIMEOUT:-120}" bash "$0" "$@"
+fi
+
+# shellcheck source=tests/ns/lib.sh
+. "$(dirname "$0")/lib.sh"
+# Names of this suite's own: pins under $PIN_ROOT are global.
+NS_STEER=pfl-$RUN_ID
+NS_CLIENT=pfc-$RUN_ID
+IF_STEER=pfa$RUN_ID
+IF_CLIENT=pfb$RUN_ID
+
+cache_entries() {
+	bpftool -j map show pinned "$PIN_ROOT/$IF_STEER/xs_flow_cache" | pyx 'd["max_entries"]' -
+}
+
+t_size_kept_across_upgrade() {
+	local cpus
+	# A block per possible CPU, as libbpf counts them: "0-1", "0,2-3", ...
+	cpus=$("$PYTHON" -c 'import sys; print(sum(int(r.split("-")[-1]) - int(r.split("-")[0]) + 1
+		for r in open("/sys/devices/system/cpu/possible").read().strip().split(",")))')
+	attach --flow-cache-size 16384 >/dev/null
+	assert_eq "xs_flow_cache entries after attach" "$(cache_entries)" "$((cpus * 16384))"
+	assert_eq "status: flow-cache slots" \
+		"$(xs status "$IF_STEER" --json | pyx 'd[0]["flow_cache_slots"]' -)" 16384
+	xs upgrade "$IF_STEER" >/dev/null
+	assert_eq "xs_flow_cache entries after upgrade" "$(cache_entries)" "$((cpus * 16384))"
+	attach >/dev/null
+	assert_eq "xs_flow_cache entries, default" "$(cache_entries)" "$((cpus * 8192))"
+}
+
+t_bad_sizes_refused() {
+	local v
+	xs_detach_quiet "$NS_STEER" "$IF_STEER"
+	for v in 3 0 2097152 12k; do
+		expect_error "--flow-cache-size $v" "--flow-cache-size: '$v' is not a" \
+			xs attach "$IF_STEER" --flow-cache-size "$v"
+	done
+	assert_eq "attached after refused sizes" "$(test -e "$PIN_ROOT/$IF_STEER" && echo yes || echo no)" no
+}
+
+main() {
+	local t
+	ns_select "$@"
+	install_trap
+	preflight || fatal "$XS_SUITE" "$PREFLIGHT_REASON"
+	setup_testbed || fatal "$XS_SUITE" "cannot build the namespace testbed (veth, netns)"
+	for t in "${NS_TESTS[@]}"; do
+		run_test "$t" "t_$t"
+	done
+	finish "$XS_SUITE"
+}
+
+main "$@"
