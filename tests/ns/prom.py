@@ -92,6 +92,14 @@ def expected(st):
                                ("backend_pinned_flows", "pinned")):
                 out[("xdpsteer_" + fam, ifc, s["service"], b["backend"])] = b[field]
             out[("xdpsteer_backend_draining", ifc, s["service"], b["backend"])] = int(b["draining"])
+            # Health: probes and since only where an agent's health file covers the backend.
+            be = (ifc, s["service"], b["backend"])
+            out[("xdpsteer_backend_health_checked",) + be] = int("probes" in b)
+            out[("xdpsteer_backend_healthy",) + be] = int(b.get("health") != "down")
+            out[("xdpsteer_backend_health_last_change_timestamp_seconds",) + be] = \
+                b.get("health_since", 0)
+            out[("xdpsteer_backend_health_probes_total",) + be] = b.get("probes", 0)
+            out[("xdpsteer_backend_health_probe_failures_total",) + be] = b.get("probe_failures", 0)
             pinned += b["pinned"]
     out[("xdpsteer_pinned_flows", ifc)] = pinned
     return out

@@ -89,6 +89,8 @@ static int xs_dp_services(const struct xs_handle *h, const struct xs_target *all
 			memcpy(b->raw_addr, all[t].addr, sizeof(b->raw_addr));
 			b->pinned = pinned[t];
 			b->draining = all[t].drain;
+			/* As stats says with no agent's file: out of the pool when marked down. */
+			b->healthy = !all[t].down;
 			b->weight = all[t].weight;
 			err = xs_stats_read(h, t, &b->st, NULL);
 		}
