@@ -10,12 +10,14 @@
 # (`xdpsteer lookup` of many flows identical to before). A flapping backend
 # is damped; a file re-applied keeps a down backend out; the udp and dns
 # kinds work; bad settings in a file are refused with FILE:LINE, changing
-# nothing. Needs root; about 80 s; V=1 for detail.
+# nothing; a service below min-healthy has its VIP withdrawn from a bird2
+# router. Needs root; about 85 s; V=1 for detail.
 #
 #   tests/ns/test_health.sh [--list | TEST...]   (default: every t_* function, in order)
 #
 # Testbed: $NS_CL (client), $NS_LB (xdpsteer + agent), $NS_BE1..5 (HTTP on
-# :8080, the VIP on lo, xdpsteer decap), one bridge in $NS_SW. ipip encap.
+# :8080, the VIP on lo, xdpsteer decap), $NS_RT (a bird2 router), one bridge
+# in $NS_SW. ipip encap.
 set -euo pipefail
 
 XS_SUITE=health
@@ -37,10 +39,13 @@ NS_LB=hcl-$R
 IF_CL=hcc$R
 IF_LB=hcl$R
 BES=(1 2 3 4 5)
+NS_RT=mhr-$R # the router, for t_min_healthy_withdraws
+IF_RT=mhr$R
 be_ns() { echo "hc$1-$R"; }
 be_if() { echo "hc$1$R"; }
 SEG=198.18.9
 CL=$SEG.2
+RT=$SEG.3
 LB=$SEG.10
 be4() { echo "$SEG.10$1"; }
 VIP=198.19.9.1
@@ -77,10 +82,12 @@ setup_health_testbed() {
 	cp "$XS" "$XS_TMP/xdpsteer" && XS=$XS_TMP/xdpsteer || return 1
 	ns_add "$NS_SW" && ns_add "$NS_CL" && ns_add "$NS_LB" || return 1
 	for i in "${BES[@]}"; do ns_add "$(be_ns "$i")" || return 1; done
+	ns_add "$NS_RT" || return 1
 	ip -n "$NS_SW" link add br0 type bridge || return 1
 	ip -n "$NS_SW" link set br0 up
 	port "$NS_CL" "$IF_CL" "$CL" && port "$NS_LB" "$IF_LB" "$LB" || return 1
 	for i in "${BES[@]}"; do port "$(be_ns "$i")" "$(be_if "$i")" "$(be4 "$i")" || return 1; done
+	port "$NS_RT" "$IF_RT" "$RT" || return 1
 	run_in "$NS_SW" ip link set dev "s$IF_LB" xdp obj "$(pass_prog)" sec xdp || return 1
 	run_in "$NS_CL" ethtool -K "$IF_CL" tx off >/dev/null || return 1
 	ip -n "$NS_CL" route add "$VIP/32" via "$LB"
@@ -121,11 +128,11 @@ lb_setup() {
 	for i in "${BES[@]}"; do lb backend add "$IF_LB" "$SVC" "$(be4 "$i")" >/dev/null; done
 }
 
-# agent_start: `xdpsteer agent IFACE`, the running state only; its log in $T.agent.
+# agent_start [ARGS...]: `xdpsteer agent IFACE ARGS`, the running state only; its log in $T.agent.
 agent_start() {
 	mkdir -p "$XS_TMP/run"
 	bg_start AGENT nsenter --net=/run/netns/"$NS_LB" -- ${XS_HC_AGENT_WRAP:-} "${XS_HC_AGENT:-$XS}" agent "$IF_LB" \
-		--run-dir "$XS_TMP/run" >"$T.agent" 2>&1
+		--run-dir "$XS_TMP/run" "$@" >"$T.agent" 2>&1
 }
 agent_stop() {
 	kill "$BG_AGENT" 2>/dev/null || true
@@ -369,6 +376,95 @@ t_file_rules() {
 	grep -q "^$f:2: service $SVC: expect applies to http checks only, not tcp" "$T.err" ||
 		fail "no FILE:LINE error"
 	assert_same_state "bad files" "$T.before"
+}
+
+# min-healthy with bird2: a router's bird learns the VIP from the agent's bird
+# over BGP; with fewer backends up than min-healthy the agent logs "below",
+# its status says not announced and the route leaves the router; one backend
+# back and the route returns, the log saying "back at".
+birdc_in() { run_in "$1" birdc -s "$2" "${@:3}"; }
+wait_router_route() { # present|absent SECONDS: the VIP's route in the router's bird
+	local k
+	for ((k = 0; k < $2 * 20; k++)); do
+		if birdc_in "$NS_RT" "$XS_TMP/router/bird.ctl" show route for "$VIP/32" | grep -q "^$VIP/32"; then
+			[ "$1" = present ] && return 0
+		else
+			[ "$1" = absent ] && return 0
+		fi
+		sleep 0.05
+	done
+	birdc_in "$NS_RT" "$XS_TMP/router/bird.ctl" show route
+	birdc_in "$NS_LB" "$XS_TMP/run/bird.ctl" show protocols all
+	cat "$T.agent"
+	fail "the router's route to $VIP is not $1 after $2 s"
+}
+wait_agent_log() { # TEXT SECONDS: wait for TEXT in the agent's log
+	local k
+	for ((k = 0; k < $2 * 20; k++)); do
+		grep -q "$1" "$T.agent" && return 0
+		sleep 0.05
+	done
+	cat "$T.agent"
+	fail "the agent did not log '$1' in $2 s"
+}
+t_min_healthy_withdraws() {
+	local i t0 t1 t2 timers='hold time 3; keepalive time 1; connect retry time 1;
+		connect delay time 1; error wait time 1, 2; graceful restart off;'
+	T=$XS_TMP/mh
+	command -v bird >/dev/null || skip "no bird2 (make deps)"
+	mkdir -p "$XS_TMP/run" "$XS_TMP/router"
+	cat >"$XS_TMP/router/bird.conf" <<-EOF
+		router id $RT;
+		protocol device { scan time 10; }
+		protocol bgp lb { local $RT as 65000; neighbor $LB as 65001; $timers
+			ipv4 { import all; export none; }; }
+	EOF
+	cat >"$XS_TMP/run/bird.conf" <<-EOF
+		router id $LB;
+		protocol device { scan time 10; }
+		protocol static xdpsteer4 {
+			ipv4;
+			check link;
+			include "$XS_TMP/run/bird-vips4*.conf";
+		}
+		protocol bgp upstream { local $LB as 65001; neighbor $RT as 65000; $timers
+			ipv4 { import none; export where proto = "xdpsteer4"; }; }
+	EOF
+	bg_start RTBIRD nsenter --net=/run/netns/"$NS_RT" -- bird -f -c "$XS_TMP/router/bird.conf" \
+		-s "$XS_TMP/router/bird.ctl" -P "$XS_TMP/router/bird.pid"
+	bg_start LBBIRD nsenter --net=/run/netns/"$NS_LB" -- bird -f -c "$XS_TMP/run/bird.conf" \
+		-s "$XS_TMP/run/bird.ctl" -P "$XS_TMP/run/bird.pid"
+	xs_detach_quiet "$NS_LB" "$IF_LB"
+	attach_in "$NS_LB" "$IF_LB" --seed "$SEED" >/dev/null
+	lb service add "$IF_LB" "$SVC" --check tcp --interval "$INTERVAL" --timeout "$TIMEOUT" \
+		--rise 2 --fall 2 --min-healthy 2 >/dev/null
+	for i in 1 2 3; do
+		serve "$i"
+		lb backend add "$IF_LB" "$SVC" "$(be4 "$i")" >/dev/null
+	done
+	wait_file "$XS_TMP/run/bird.ctl" 10
+	agent_start --bird "$XS_TMP/run/bird.ctl" --vip-dev "mhv$R"
+	for i in 1 2 3; do wait_health "$(be4 "$i")" up 5; done
+	wait_router_route present 15
+	t0=$(now)
+	unserve 2
+	unserve 3
+	wait_agent_log "service below min-healthy 2: 1 of 3 backends up" 5
+	wait_router_route absent 10
+	t1=$(now)
+	lb agent status --run-dir "$XS_TMP/run" | tee "$T.status"
+	assert_eq "announced while below min-healthy" "$(pyx 'd["announced"]' "$T.status")" false
+	grep -q "withdrew 1 VIP" "$T.agent" || fail "the agent did not log the withdrawal"
+	serve 2
+	wait_agent_log "service back at min-healthy 2: 2 of 3 backends up" 5
+	wait_router_route present 10
+	t2=$(now)
+	awk -v a="$t0" -v b="$t1" -v c="$t2" \
+		'BEGIN { printf "ok: route gone %.1f s after 2 of 3 killed, back %.1f s after one restored\n", b - a, c - b }'
+	agent_stop
+	for i in 1 2; do unserve "$i"; done
+	kill "$BG_RTBIRD" "$BG_LBBIRD" 2>/dev/null || true
+	wait "$BG_RTBIRD" "$BG_LBBIRD" 2>/dev/null || true
 }
 
 # ---------------------------------------------------------------------------
