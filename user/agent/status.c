@@ -59,6 +59,14 @@ char *xs_agent_status_json(const struct xs_agent *a)
 		json_object_array_add(vips, json_object_new_string(addr));
 	}
 	json_object_object_add(o, "vips", vips);
+	/* The VIPs held back because a service of theirs is below its min-healthy. */
+	vips = json_object_new_array();
+	for (i = 0; i < a->n_vips; i++)
+		if (xs_checker_vip_down(&a->chk, (const __u8 *)a->vips[i].addr)) {
+			xs_route_format(&a->vips[i], addr, sizeof(addr));
+			json_object_array_add(vips, json_object_new_string(addr));
+		}
+	json_object_object_add(o, "below_min_healthy", vips);
 	if (a->bgp_on)
 		json_object_object_add(o, "bgp_error", xs_json_text(a->bgp.error));
 	if (a->etcd) {
