@@ -158,7 +158,7 @@ t_etcd_mode() {
 	wait_status "$XS_TMP/erun" "d['applied'] == $rev and d['announced']"
 	status_key h1 | tee "$T.status.json"
 	assert_eq "the status key's fields" "$(pyx 'sorted(d)' "$T.status.json")" \
-		'["announced", "applied", "bgp_error", "drained", "error", "etcd", "etcd_error", "host", "interfaces", "pid", "revision", "started", "vips"]'
+		'["announced", "applied", "below_min_healthy", "bgp_error", "drained", "error", "etcd", "etcd_error", "host", "interfaces", "pid", "revision", "started", "vips"]'
 	assert_eq "revision, applied, error, interfaces, VIPs" \
 		"$(pyx '[d["revision"], d["applied"], d["error"], d["interfaces"], d["vips"]]' "$T.status.json")" \
 		"[$rev, $rev, null, [{\"applied\": $rev, \"attached\": true, \"error\": null, \"name\": \"$IF_STEER\"}], [\"$VIP\"]]"
