@@ -72,7 +72,7 @@ TEST(flow_cache_size_is_honoured)
 		beyond += s >= XS_FLOW_CACHE_SLOTS;
 	}
 	printf("  %u flows in %u slots: %u slots used, %u of them past slot %u\n", FLOWS, SLOTS,
-	       used, beyond, XS_FLOW_CACHE_SLOTS - 1);
+	       used, beyond, (unsigned int)XS_FLOW_CACHE_SLOTS - 1);
 	/* Expected 65536 * (1 - e^(-3000/65536)) = 2932 used, 87% of them past 8191. */
 	ASSERT_TRUE(used >= FLOWS * 95 / 100, "only %u slots used by %u flows", used, FLOWS);
 	ASSERT_TRUE(beyond >= used * 3 / 4, "only %u of %u used slots past the default's", beyond,

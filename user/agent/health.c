@@ -99,8 +99,9 @@ void xs_checker_sync(struct xs_checker *c, int ifc, const char *ifname, const st
 		p = xs_checker_find(c, ifc, &s->key, b->s.t.addr);
 		if (!p) {
 			if (c->n == c->cap) {
-				void *q = realloc(c->p, (c->cap = c->cap ? 2 * c->cap : 64) *
-							    sizeof(*c->p));
+				/* An array of pointers to probes: each probe stays where it is. */
+				size_t one = sizeof(struct xs_probe *); // NOLINT(bugprone-sizeof-expression)
+				void *q = realloc(c->p, (c->cap = c->cap ? 2 * c->cap : 64) * one);
 				if (!q)
 					return;
 				c->p = q;

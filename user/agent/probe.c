@@ -55,16 +55,22 @@ static int xs_http_send(struct xs_probe *p)
 /* "HTTP/1.x CODE ...": the code must be the one expected. */
 static int xs_http_answer(struct xs_probe *p)
 {
-	unsigned int code;
-	char why[40];
+	const char *sp;
+	unsigned long code;
+	char why[40], *end;
 
 	if (!memchr(p->buf, '\n', p->have) && p->have < sizeof(p->buf) - 1)
 		return 0;
-	if (sscanf(p->buf, "HTTP/%*u.%*u %u", &code) != 1)
+	sp = strncmp(p->buf, "HTTP/", 5) ? NULL : strchr(p->buf, ' ');
+	if (!sp)
+		return xs_probe_fail(p, "not_an_HTTP_answer");
+	errno = 0;
+	code = strtoul(sp + 1, &end, 10);
+	if (errno || end == sp + 1 || code > 999 || (*end != ' ' && *end != '\r' && *end != '\n'))
 		return xs_probe_fail(p, "not_an_HTTP_answer");
 	if (code == p->ck.expect)
 		return 1;
-	snprintf(why, sizeof(why), "status %u, not %u", code, p->ck.expect);
+	snprintf(why, sizeof(why), "status %lu, not %u", code, p->ck.expect);
 	return xs_probe_fail(p, why);
 }
 

@@ -251,8 +251,12 @@ static int xs_apply_checks(struct xs_plan *pl)
 		struct xs_plan_pool *pp = &pl->p[i];
 		const struct xs_check *want = pp->will ? &pp->new_check : &none;
 
-		if (!xs_check_same(&pp->old_check, want))
-			err = xs_check_put(pl->h, &pp->key, want) ?: err;
+		if (!xs_check_same(&pp->old_check, want)) {
+			int e = xs_check_put(pl->h, &pp->key, want);
+
+			if (e)
+				err = e; /* the last failure; the others are printed */
+		}
 	}
 	return err;
 }
@@ -286,7 +290,7 @@ static int xs_commit_once(const struct xs_handle *h, const struct xs_model *m,
 	const char *what = o->origin ?: "the change";
 	bool added = false;
 	__u32 i;
-	int err;
+	int err, e;
 
 	*again = false;
 	pl.out = open_memstream(&pl.text, &pl.len);
@@ -324,7 +328,9 @@ static int xs_commit_once(const struct xs_handle *h, const struct xs_model *m,
 		goto out;
 	}
 	err = xs_apply_targets(&pl, true);
-	err = xs_apply_checks(&pl) ?: err;
+	e = xs_apply_checks(&pl);
+	if (e)
+		err = e;
 	for (i = 0; i < XS_MAX_TARGETS; i++)
 		added |= pl.next[i].kind == XS_TARGET_BACKEND && !pl.all[i].kind;
 	for (i = 1; i < pl.n; i++)

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,24 +66,53 @@ int xs_health_write(const char *dir, const char *ifname, const struct xs_health_
 	return err;
 }
 
+/* The next word after @key on the line of @save: strtok_r() words, NULL if not there. */
+static char *xs_word_after(char **save, const char *key)
+{
+	char *k = strtok_r(NULL, " \n", save);
+
+	return k && !strcmp(k, key) ? strtok_r(NULL, " \n", save) : NULL;
+}
+
+/* The word after @key as a whole decimal number; -EINVAL if it is not one. */
+static int xs_u64_after(char **save, const char *key, unsigned long long *v)
+{
+	char *w = xs_word_after(save, key), *end;
+
+	if (!w)
+		return -EINVAL;
+	errno = 0;
+	*v = strtoull(w, &end, 10);
+	return errno || end == w || *end ? -EINVAL : 0;
+}
+
 /* One "backend" line into @b; -EINVAL for a line this version does not read. */
 static int xs_health_parse(char *line, struct xs_health_backend *b)
 {
-	char svc[96], addr[64], state[16], error[XS_HEALTH_ERR_LEN];
-	unsigned long long since, probes, failures;
+	unsigned long long since, ok, fail, probes, failures;
+	char *save, *svc, *addr, *state, *error;
 	struct xs_target t;
 	unsigned int v;
 
 	memset(b, 0, sizeof(*b));
-	if (sscanf(line, "backend %95s %63s state %15s since %llu ok %u fail %u probes %llu "
-		   "failures %llu error %47s", svc, addr, state, &since, &b->ok_run, &b->fail_run,
-		   &probes, &failures, error) != 9)
+	if (!strtok_r(line, " \n", &save))
 		return -EINVAL;
-	if (xs_parse_service(svc, &b->service) || xs_parse_backend(addr, &t) ||
+	svc = strtok_r(NULL, " \n", &save);
+	addr = strtok_r(NULL, " \n", &save);
+	state = xs_word_after(&save, "state");
+	if (!svc || !addr || !state || xs_u64_after(&save, "since", &since) ||
+	    xs_u64_after(&save, "ok", &ok) || xs_u64_after(&save, "fail", &fail) ||
+	    xs_u64_after(&save, "probes", &probes) || xs_u64_after(&save, "failures", &failures) ||
+	    ok > UINT32_MAX || fail > UINT32_MAX)
+		return -EINVAL;
+	error = xs_word_after(&save, "error");
+	if (!error || xs_parse_service(svc, &b->service) || xs_parse_backend(addr, &t) ||
 	    xs_name_parse(xs_health_names, state, "state", &v))
 		return -EINVAL;
 	memcpy(b->addr, t.addr, sizeof(b->addr));
 	b->state = (__u8)v;
+	b->ok_run = (__u32)ok;
+	b->fail_run = (__u32)fail;
 	b->since = since;
 	b->probes = probes;
 	b->failures = failures;
@@ -90,10 +120,27 @@ static int xs_health_parse(char *line, struct xs_health_backend *b)
 	return 0;
 }
 
+/* "agent PID written SECONDS": the header line; -EINVAL if @line is not it. */
+static int xs_health_header(char *line, struct xs_health_state *st)
+{
+	unsigned long long pid, written;
+	char *save, *w = strtok_r(line, " \n", &save), *end;
+
+	if (!w || strcmp(w, "agent") || !(w = strtok_r(NULL, " \n", &save)))
+		return -EINVAL;
+	errno = 0;
+	pid = strtoull(w, &end, 10);
+	if (errno || end == w || *end || pid > INT32_MAX ||
+	    xs_u64_after(&save, "written", &written))
+		return -EINVAL;
+	st->pid = (int)pid;
+	st->written = written;
+	return 0;
+}
+
 int xs_health_read(const char *dir, const char *ifname, struct xs_health_state *st)
 {
 	char path[PATH_MAX], line[512];
-	unsigned long long written;
 	__u32 cap = 0;
 	FILE *f;
 
@@ -103,10 +150,12 @@ int xs_health_read(const char *dir, const char *ifname, struct xs_health_state *
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "agent %d written %llu", &st->pid, &written) == 2) {
-			st->written = written;
+		char copy[sizeof(line)];
+
+		/* Parsing cuts the line into words: the header is tried on a copy. */
+		memcpy(copy, line, sizeof(copy));
+		if (!xs_health_header(copy, st))
 			continue;
-		}
 		if (st->n == cap) {
 			void *p = realloc(st->be, (cap = cap ? 2 * cap : 64) * sizeof(*st->be));
 
