@@ -23,6 +23,7 @@
 #include <bpf/libbpf.h>
 #include <curl/curl.h>
 #include <json-c/json.h>
+#include "clock.h"
 #include "config.h"
 #include "handle.h"
 #include "log.h"
@@ -33,24 +34,6 @@
 #define XS_BACKOFF_MIN_MS 100
 #define XS_BACKOFF_MAX_MS 5000
 
-long long xs_agent_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-long long xs_agent_applied(const struct xs_agent *a)
-{
-	long long min = a->n_ifc ? a->ifc[0].applied : 0;
-	int i;
-
-	for (i = 1; i < a->n_ifc; i++)
-		if (a->ifc[i].applied < min)
-			min = a->ifc[i].applied;
-	return min;
-}
 
 /* ---- what the library says, kept for the status ------------------------------ */
 
@@ -344,7 +327,7 @@ static void xs_agent_health(struct xs_agent *a, long long now)
 	}
 	if (any) {
 		/* How long a change took to be live: part of the time to take a backend out. */
-		printf("health: committed in %lld ms\n", xs_agent_now_ms() - now);
+		printf("health: committed in %lld ms\n", xs_mono_ms() - now);
 		xs_agent_announce(a);
 	}
 	xs_checker_save(&a->chk);
@@ -382,7 +365,8 @@ static void xs_agent_check(struct xs_agent *a)
 		xs_agent_announce(a);
 }
 
-int xs_agent_drain(struct xs_agent *a, bool drain)
+/* Drain (withdraw the VIPs, remember it in the drain mark) or undrain. */
+static int xs_agent_drain(struct xs_agent *a, bool drain)
 {
 	int fd, err = 0;
 
@@ -482,7 +466,7 @@ static void xs_agent_on_watch(void *ctx, struct json_object *r)
 			snprintf(why, sizeof(why), "the watch was canceled: %s",
 				 json_object_object_get_ex(r, "cancel_reason", &v) ?
 					 json_object_get_string(v) : "no reason given");
-			xs_agent_etcd_down(a, xs_agent_now_ms(), why);
+			xs_agent_etcd_down(a, xs_mono_ms(), why);
 		}
 		return;
 	}
@@ -829,9 +813,9 @@ int xs_agent_run(const struct xs_agent_opts *o)
 		a.have_config = true;
 		xs_agent_apply(&a);
 	}
-	next_check = xs_agent_now_ms() + XS_AGENT_CHECK_MS;
+	next_check = xs_mono_ms() + XS_AGENT_CHECK_MS;
 	for (;;) {
-		now = xs_agent_now_ms();
+		now = xs_mono_ms();
 		if (a.etcd)
 			xs_agent_etcd_step(&a, now, &force);
 		if (a.pending_at && now >= a.pending_at) {
@@ -843,7 +827,7 @@ int xs_agent_run(const struct xs_agent_opts *o)
 			xs_agent_check(&a);
 			next_check = now + XS_AGENT_CHECK_MS;
 		}
-		xs_agent_health(&a, xs_agent_now_ms());
+		xs_agent_health(&a, xs_mono_ms());
 		pfd[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = a.ctl_fd, .events = POLLIN };
 		pfd[2] = (struct pollfd){ .fd = a.chk.epfd, .events = POLLIN };
@@ -885,15 +869,15 @@ int xs_agent_run(const struct xs_agent_opts *o)
 				a.retry_at = 0;
 				force = true;
 			} else {
-				a.pending_at = xs_agent_now_ms();
+				a.pending_at = xs_mono_ms();
 			}
 		}
 		if (pfd[1].revents)
-			xs_ctl_serve(&a);
+			xs_ctl_serve(&a, xs_agent_drain);
 		if (a.metrics)
 			xs_metrics_http_run(a.metrics);
 		if (files_at >= 0 && pfd[files_at].revents && xs_files_changed(&a.files))
-			a.pending_at = xs_agent_now_ms() + XS_WATCH_DEBOUNCE_MS;
+			a.pending_at = xs_mono_ms() + XS_WATCH_DEBOUNCE_MS;
 	}
 out:
 	xs_agent_teardown(&a);

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/epoll.h>
+#include "clock.h"
 #include "check.h"
 #include "endpoint.h"
 #include "health.h"
@@ -82,7 +83,7 @@ static void xs_probe_log(const struct xs_checker *c, const struct xs_probe *p, c
 
 void xs_checker_sync(struct xs_checker *c, int ifc, const char *ifname, const struct xs_model *m)
 {
-	long long now = xs_agent_now_ms();
+	long long now = xs_mono_ms();
 	__u32 i, k;
 
 	snprintf(c->ifname[ifc], sizeof(c->ifname[ifc]), "%s", ifname);
@@ -285,7 +286,7 @@ bool xs_checker_vip_down(const struct xs_checker *c, const __u8 *addr)
 
 void xs_checker_save(struct xs_checker *c)
 {
-	long long now = xs_agent_now_ms();
+	long long now = xs_mono_ms();
 	struct xs_health_state st;
 	__u32 k;
 	int ifc, err;

@@ -92,18 +92,18 @@ struct xs_agent {
 	struct xs_metrics_http *metrics; /* --metrics: the /metrics server, or NULL */
 };
 
-/* CLOCK_MONOTONIC in ms. */
-long long xs_agent_now_ms(void);
-/* The revision every interface runs: the oldest of theirs (0: one runs none). */
+/* status.c: the revision every interface runs: the oldest of theirs (0: one runs none). */
 long long xs_agent_applied(const struct xs_agent *a);
-/* Drain (withdraw the VIPs, remember it in the drain mark) or undrain. */
-int xs_agent_drain(struct xs_agent *a, bool drain);
-
-/* status.c: the status JSON, as the status key and `agent status` show it (caller frees). */
+/* The status JSON, as the status key and `agent status` show it (caller frees). */
 char *xs_agent_status_json(const struct xs_agent *a);
-/* The control socket: listen (0 or -errno, printed), and answer one client. */
+/*
+ * The control socket: listen (0 or -errno, printed), and answer one client.
+ * A drain or undrain request is carried out by @drain, the loop's: status.c
+ * reports the agent's state and does not change it.
+ */
+typedef int (*xs_drain_fn)(struct xs_agent *a, bool drain);
 int xs_ctl_listen(struct xs_agent *a);
-void xs_ctl_serve(struct xs_agent *a);
+void xs_ctl_serve(struct xs_agent *a, xs_drain_fn drain);
 void xs_ctl_close(struct xs_agent *a);
 
 #endif /* XS_AGENT_STATE_H */

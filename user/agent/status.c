@@ -26,6 +26,17 @@ static struct json_object *xs_json_text(const char *s)
 	return s && *s ? json_object_new_string(s) : NULL;
 }
 
+long long xs_agent_applied(const struct xs_agent *a)
+{
+	long long min = a->n_ifc ? a->ifc[0].applied : 0;
+	int i;
+
+	for (i = 1; i < a->n_ifc; i++)
+		if (a->ifc[i].applied < min)
+			min = a->ifc[i].applied;
+	return min;
+}
+
 char *xs_agent_status_json(const struct xs_agent *a)
 {
 	struct json_object *o = json_object_new_object(), *ifs = json_object_new_array();
@@ -122,7 +133,7 @@ void xs_ctl_close(struct xs_agent *a)
 }
 
 /* One request line from one client: answer with the status, after acting on it. */
-void xs_ctl_serve(struct xs_agent *a)
+void xs_ctl_serve(struct xs_agent *a, xs_drain_fn drain)
 {
 	struct timeval tv = { .tv_sec = 1 };
 	char req[64], *nl, *reply;
@@ -149,7 +160,7 @@ void xs_ctl_serve(struct xs_agent *a)
 		*nl = 0;
 	if (!strcmp(req, "drain") || !strcmp(req, "undrain")) {
 		printf("agent: %s requested on %s\n", req, a->ctl_path);
-		xs_agent_drain(a, req[0] == 'd');
+		drain(a, req[0] == 'd');
 	} else if (strcmp(req, "status")) {
 		static const char bad[] = "{\"request_error\": \"unknown request\"}\n";
 

@@ -8,18 +8,10 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "chance.h"
+#include "clock.h"
 #include "log.h"
 
 #define XS_NS_PER_S 1000000000ULL
-
-/* CLOCK_MONOTONIC, as bpf_ktime_get_coarse_ns() reads it (to a tick). */
-static __u64 xs_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * XS_NS_PER_S + (__u64)ts.tv_nsec;
-}
 
 /* Remove every xs_prev_targets entry of @pool_id. */
 static void xs_chance_forget_targets(const struct xs_handle *h, __u32 pool_id)

@@ -6,9 +6,18 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 #include <bpf/bpf.h>
 #include "clock.h"
 #include "log.h"
+
+__u64 xs_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
 
 __u64 xs_clock_period_ns(const struct xs_timeouts *to)
 {

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 #include <bpf/bpf.h>
+#include "clock.h"
 #include "endpoint.h"
 #include "handle.h"
 #include "health_state.h"
@@ -107,7 +108,6 @@ int xs_dp_snapshot_read(const char *ifname, struct xs_dp_snapshot *s)
 	__u32 flen = sizeof(finfo), i;
 	struct xs_pool pool = { 0 };
 	struct xs_handle h;
-	struct timespec ts;
 	int err;
 
 	memset(s, 0, sizeof(*s));
@@ -119,8 +119,7 @@ int xs_dp_snapshot_read(const char *ifname, struct xs_dp_snapshot *s)
 	err = xs_open(ifname, &h);
 	if (err)
 		goto out_free;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	s->taken_ns = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	s->taken_ns = (long long)xs_mono_ns();
 	snprintf(s->ifname, sizeof(s->ifname), "%s", h.ifname);
 	err = xs_targets_read(&h, all);
 	err = err ?: xs_pool_read(&h, XS_POOL_QUEUES, &pool);

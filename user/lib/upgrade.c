@@ -115,10 +115,7 @@ static int xs_repin(int fd, const char *dir, const char *name)
 /* Flow time now, as the clock program stamps it: CLOCK_MONOTONIC is bpf_ktime_get_ns(). */
 static __u32 xs_tick_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u32)(((__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec) >> XS_TICK_SHIFT);
+	return (__u32)(xs_mono_ns() >> XS_TICK_SHIFT);
 }
 
 /*
