@@ -23,6 +23,13 @@
 #   `next` 0.
 # second_chance_off: the same run with second chance off: the connections
 #   that B places elsewhere are reset (the figure is printed).
+# stateless_second_chance: the second_chance_on run with both load balancers
+#   attached with --flow-table-size 0: no flow pins, every packet decided
+#   afresh by the consistent hash (GLB Director's design: no state on the
+#   load balancer). Second chance alone keeps the connections: none reset,
+#   every byte echoed, packets sent on to a second hop, and neither A nor B
+#   counts a new pin (flow_new 0; second_chance_on's A counts one per
+#   connection).
 #
 # Testbed (names carry RUN_ID, so suites never clash):
 #
@@ -232,10 +239,14 @@ decap_hops() {
 	decap_all | pyx '{k: v for k, v in d.items() if k.startswith(("hop_", "last_hop")) or k == "gue"}' -
 }
 
-# switch_run on|off: the run both second_chance tests make (see the top).
+# [SWITCH_TAG=TAG] switch_run on|off [ATTACH_ARGS...]: the run the second_chance
+# tests make (see the top), ATTACH_ARGS given to both load balancers' attach;
+# files under $XS_TMP/switch_on|off[_TAG]. Ends with both load balancers'
+# stats in $T.stats_a.json and $T.stats_b.json.
 switch_run() {
 	local sc=$1 t0 start change pa pb
-	T=$XS_TMP/switch_$sc
+	shift
+	T=$XS_TMP/switch_$sc${SWITCH_TAG:+_$SWITCH_TAG}
 	decaps --gue-port "$GUE_PORT"
 	start=$(conf_file start "service $SVC encap gue second-chance $sc" \
 		"backend $SVC $(be4 1)" "backend $SVC $(be4 2)")
@@ -244,7 +255,7 @@ switch_run() {
 	for lb in "$NS_LA $IF_LA" "$NS_LB $IF_LB"; do
 		read -r ns ifc <<<"$lb"
 		xs_detach_quiet "$ns" "$ifc"
-		attach_in "$ns" "$ifc" --seed "$SEED" --gue-port "$GUE_PORT" >/dev/null
+		attach_in "$ns" "$ifc" --seed "$SEED" --gue-port "$GUE_PORT" "$@" >/dev/null
 		xs_in "$ns" apply "$ifc" -f "$start" >/dev/null
 	done
 	t0=$(date +%s)
@@ -272,8 +283,11 @@ switch_run() {
 	wait "$BG_HOLD" || fail "churn_hold.py failed"
 	sleep 1
 	decap_hops >"$T.c1.json"
+	xs_in "$NS_LA" stats "$IF_LA" --json >"$T.stats_a.json"
+	xs_in "$NS_LB" stats "$IF_LB" --json >"$T.stats_b.json"
 	pyx '"hop counters in the run: %s" % {k: d1[k] - d0[k] for k in d0}' "$T.c0.json" "$T.c1.json"
-	pyx '"summary: second chance %s: %d of %d connections open at the end, %d reset or failed, %d messages, %d bytes verified, %d stalls, per backend %s" % ("'"$sc"'", d["open_at_end"], d["connections"], len(d["failed"]), d["messages"], d["bytes_verified"], d["stalls"], d["per_backend"])' "$T.hold.json"
+	pyx '"flow table (attach%s): A flow_new %d flow_hit %d, B flow_new %d flow_hit %d" % ("'"${*:+ $*}"'", d0["counters"]["flow_new"], d0["counters"]["flow_hit"], d1["counters"]["flow_new"], d1["counters"]["flow_hit"])' "$T.stats_a.json" "$T.stats_b.json"
+	pyx '"summary: second chance %s: %d of %d connections open at the end, %d reset or failed, %d messages, %d bytes verified, %d stalls, per backend %s" % ("'"$sc${*:+ (attach $*)}"'", d["open_at_end"], d["connections"], len(d["failed"]), d["messages"], d["bytes_verified"], d["stalls"], d["per_backend"])' "$T.hold.json"
 	# An error reads "message N: KIND: text": count by KIND (ConnectionResetError: a reset).
 	pyx '"summary: failures by kind: %s" % {k: sum(1 for e in d["failed"].values() if e.split(": ")[1] == k) for k in set(e.split(": ")[1] for e in d["failed"].values())}' "$T.hold.json"
 }
@@ -287,6 +301,9 @@ t_second_chance_on() {
 		"$(pyx 'd["open_at_end"]' "$T.hold.json")" "$N_HOLD"
 	assert_true "packets were sent on to the second hop" \
 		"$(pyx '(d1["hop_forwarded"] + d1["hop_forwarded_stack"]) - (d0["hop_forwarded"] + d0["hop_forwarded_stack"]) > 0' "$T.c0.json" "$T.c1.json")"
+	# With the flow table on, A pins the connections (stateless_second_chance: none).
+	assert_true "A pinned the connections: flow_new $(pyx 'd["counters"]["flow_new"]' "$T.stats_a.json") >= $N_HOLD" \
+		"$(pyx 'd["counters"]["flow_new"] >= '"$N_HOLD" "$T.stats_a.json")"
 
 	# New connections through B land on B's first hop.
 	run_in "$NS_CL" "$PYTHON" "$LBT" predict --ns "$NS_LB" --iface "$IF_LB" --xs "$XS" \
@@ -336,6 +353,22 @@ t_second_chance_off() {
 		"$(pyx 'len(d["failed"]) > 0' "$T.hold.json")"
 	assert_eq "packets sent on without second chance" \
 		"$(pyx 'd1["hop_forwarded"] + d1["hop_forwarded_stack"] - d0["hop_forwarded"] - d0["hop_forwarded_stack"]' "$T.c0.json" "$T.c1.json")" 0
+}
+
+t_stateless_second_chance() {
+	# switch_run leaves T at $XS_TMP/switch_on_stateless.
+	SWITCH_TAG=stateless switch_run on --flow-table-size 0
+	assert_eq "connections reset or failed" "$(pyx 'len(d["failed"])' "$T.hold.json")" 0
+	assert_eq "connections open at the end, every byte checked" \
+		"$(pyx 'd["open_at_end"]' "$T.hold.json")" "$N_HOLD"
+	assert_true "packets were sent on to the second hop" \
+		"$(pyx '(d1["hop_forwarded"] + d1["hop_forwarded_stack"]) - (d0["hop_forwarded"] + d0["hop_forwarded_stack"]) > 0' "$T.c0.json" "$T.c1.json")"
+	# No state on either load balancer: not one flow pinned, no pin ever hit.
+	assert_eq "flows pinned by A (flow_new)" "$(pyx 'd["counters"]["flow_new"]' "$T.stats_a.json")" 0
+	assert_eq "flows pinned by B (flow_new)" "$(pyx 'd["counters"]["flow_new"]' "$T.stats_b.json")" 0
+	assert_eq "flow table hits on A and B" \
+		"$(pyx 'd0["counters"]["flow_hit"] + d1["counters"]["flow_hit"]' "$T.stats_a.json" "$T.stats_b.json")" 0
+	pyx '"summary: %d packets sent on to a second hop in the run; flow_new A %d, B %d" % ((d1["hop_forwarded"] + d1["hop_forwarded_stack"]) - (d0["hop_forwarded"] + d0["hop_forwarded_stack"]), d2["counters"]["flow_new"], d3["counters"]["flow_new"])' "$T.c0.json" "$T.c1.json" "$T.stats_a.json" "$T.stats_b.json"
 }
 
 main() {
