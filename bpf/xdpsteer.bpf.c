@@ -132,9 +132,10 @@ int xdpsteer_xdp(struct xdp_md *ctx)
 		t = hit ? xs_live_target(hit->pin.target, hit->pin.uid) : NULL;
 		if (hit && t) {
 			xs_count_hit(&p, hit->pool != XS_POOL_QUEUES);
-			pin = hit->pin;
+			/* A queue flow needs only its target: no copy of the pin. */
 			if (hit->pool == XS_POOL_QUEUES)
-				goto queue;
+				return xs_deliver(ctx, hit->pin.target, t);
+			pin = hit->pin;
 			/* A service flow whose recipe is out of date: made again below. */
 			pool_id = hit->pool;
 			self = xs_self_read(&base);
@@ -168,7 +169,6 @@ int xdpsteer_xdp(struct xdp_md *ctx)
 		xs_count(self && self->n_services && why == XS_C_NO_TARGETS ? XS_C_NOT_VIP : why);
 		return XDP_PASS;
 	}
-queue:
 	return xs_deliver(ctx, pin.target, t);
 backend:
 	r = hit != NULL;

@@ -54,17 +54,26 @@ static struct prog_env env;
 #define LIVE_ROUNDS 21
 #define LIVE_RUNS 200000
 
-/* WAY_LRU1 is not xdpsteer: floor.bpf.c's xs_one_lru, one LRU lookup per packet. */
-enum way { WAY_IPIP, WAY_L2, WAY_CPU, WAY_LRU1, WAY_MAX };
+/*
+ * WAY_LRU1 is not xdpsteer: floor.bpf.c's xs_one_lru, one LRU lookup per
+ * packet. The "/0" ways are xdpsteer with the flow table off (attach
+ * --flow-table-size 0): no pin, every packet decided by the consistent hash,
+ * connections kept through a change by second chance (GUE) alone.
+ */
+enum way { WAY_IPIP, WAY_L2, WAY_CPU, WAY_LRU1, WAY_IPIP0, WAY_L20, WAY_CPU0, WAY_MAX };
 
 static const struct {
 	const char *name, *dst;
 	int verdict;
+	int stateless; /* loaded with the flow table off */
 } ways[WAY_MAX] = {
-	[WAY_IPIP] = { "ipip", "10.99.0.1", XDP_TX },
-	[WAY_L2] = { "l2", "10.99.0.2", XDP_TX },
-	[WAY_CPU] = { "cpu", "192.0.2.1", XDP_REDIRECT },
-	[WAY_LRU1] = { "lru1", "10.99.0.1", XDP_TX },
+	[WAY_IPIP] = { "ipip", "10.99.0.1", XDP_TX, 0 },
+	[WAY_L2] = { "l2", "10.99.0.2", XDP_TX, 0 },
+	[WAY_CPU] = { "cpu", "192.0.2.1", XDP_REDIRECT, 0 },
+	[WAY_LRU1] = { "lru1", "10.99.0.1", XDP_TX, 0 },
+	[WAY_IPIP0] = { "ipip/0", "10.99.0.1", XDP_TX, 1 },
+	[WAY_L20] = { "l2/0", "10.99.0.2", XDP_TX, 1 },
+	[WAY_CPU0] = { "cpu/0", "192.0.2.1", XDP_REDIRECT, 1 },
 };
 
 enum pass { PASS_NEW, PASS_COLD, PASS_WARM, PASS_MAX };
@@ -144,13 +153,14 @@ static void counters(__u64 *v)
 	}
 }
 
-/* A fresh program with the services and CPU targets; exits on failure. */
-static void env_load(void)
+/* A fresh program with the services and CPU targets, its flow table off if @stateless; exits on failure. */
+static void env_load(int stateless)
 {
 	static const char *const be[] = { "10.20.0.11", "10.20.0.12", "10.20.0.13",
 					  "10.20.0.14" };
 
-	struct prog_env_cfg cfg = { .flow_entries = FLOW_ENTRIES, .unparsed_verdict = XDP_PASS,
+	struct prog_env_cfg cfg = { .flow_entries = stateless ? 0 : FLOW_ENTRIES,
+				    .unparsed_verdict = XDP_PASS,
 				    .cache_slots = cache_slots };
 
 	if (env.skel)
@@ -214,7 +224,7 @@ static void pass(struct cell *c, int run, enum way w, __u32 n, __u32 span)
 
 static void print_cell(__u32 n, enum way w, enum pass p, struct cell *c)
 {
-	printf("  %8u  %-4s  %-9s  %+8.1f ns  %+8.1f ns   %.2f  %.2f  %.2f\n", n, ways[w].name,
+	printf("  %8u  %-6s  %-9s  %+8.1f ns  %+8.1f ns   %.2f  %.2f  %.2f\n", n, ways[w].name,
 	       pass_names[p], quantile(c->excess, RUNS, 0.5), quantile(c->excess, RUNS, 0.9),
 	       c->seen[SEEN_HIT], c->seen[SEEN_NEW], c->seen[SEEN_RECIPE]);
 }
@@ -231,9 +241,11 @@ static void bench_loops(void)
 
 	for (run = 0; run < RUNS; run++)
 		for (i = 0; i < n_sizes; i++) {
-			env_load();
 			ref_load();
 			for (w = 0; w < WAY_MAX; w++) {
+				/* Pinning ways first, then the stateless ones, each on a fresh program. */
+				if (w == 0 || ways[w].stateless != ways[w - 1].stateless)
+					env_load(ways[w].stateless);
 				pass(&cells[i][w][PASS_NEW], run, w, sizes[i], sizes[i]);
 				pass(&cells[i][w][PASS_COLD], run, w, sizes[i], sizes[i]);
 				pass(&cells[i][w][PASS_WARM], run, w, sizes[i] < 100000 ? sizes[i] : 100000,
@@ -242,9 +254,10 @@ static void bench_loops(void)
 		}
 	printf("repeat=1 loops, ns above the floor over the same packets, %d runs, a fresh\n"
 	       "program, a %u-entry flow table and %u flow-cache slots per CPU per run;\n"
-	       "per packet: flow_hit flow_new recipe_made (lru1: one LRU lookup, not xdpsteer)\n",
+	       "per packet: flow_hit flow_new recipe_made (lru1: one LRU lookup, not xdpsteer;\n"
+	       "/0: the flow table off, --flow-table-size 0)\n",
 	       RUNS, FLOW_ENTRIES, cache_slots ? cache_slots : XS_FLOW_CACHE_SLOTS);
-	printf("  %8s  %-4s  %-9s  %11s  %11s   %s\n", "flows", "way", "pass", "median", "p90",
+	printf("  %8s  %-6s  %-9s  %11s  %11s   %s\n", "flows", "way", "pass", "median", "p90",
 	       "hit   new   recipe");
 	for (i = 0; i < n_sizes; i++)
 		for (w = 0; w < WAY_MAX; w++)
@@ -281,7 +294,7 @@ static void bench_live_cpu(void)
 	struct pkt p;
 	int r, stats_fd;
 
-	env_load();
+	env_load(0);
 	flow(&p, 7, WAY_CPU);
 	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	if (stats_fd < 0) {
