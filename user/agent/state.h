@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
-/* The agent's state, shared by its files: the loop (agent.c), status and control (status.c). */
+/* The agent's state, shared by its files: the loop (agent.c), etcd mode (agent_etcd.c), status and control (status.c). */
 #ifndef XS_AGENT_STATE_H
 #define XS_AGENT_STATE_H
 
@@ -17,6 +17,9 @@
 struct xs_metrics_http;
 
 #define XS_AGENT_ERR_LEN 512
+/* etcd retries: from MIN, doubled up to MAX, with jitter (agent_etcd.c) */
+#define XS_BACKOFF_MIN_MS 100
+#define XS_BACKOFF_MAX_MS 5000
 
 struct xs_agent_iface {
 	char name[IF_NAMESIZE];
@@ -64,6 +67,7 @@ struct xs_agent {
 	bool synced;			/* false: read the keys anew before watching */
 	bool connected;			/* a watch is open, or being opened */
 	bool etcd_up;			/* etcd answered since the last failure */
+	bool apply_due;			/* a new revision was read: the loop commits it */
 	long long lease;
 	long long retry_at, keepalive_at; /* CLOCK_MONOTONIC ms */
 	int backoff_ms;
@@ -92,6 +96,10 @@ struct xs_agent {
 	struct xs_metrics_http *metrics; /* --metrics: the /metrics server, or NULL */
 };
 
+/* agent_etcd.c: the keys under --prefix for --host (0 or -errno, printed). */
+int xs_agent_keys(struct xs_agent *a);
+/* agent_etcd.c: one turn of etcd mode at @now (ms): sync, watch, retry, status; *force: apply now. */
+void xs_agent_etcd_step(struct xs_agent *a, long long now, bool *force);
 /* status.c: the revision every interface runs: the oldest of theirs (0: one runs none). */
 long long xs_agent_applied(const struct xs_agent *a);
 /* The status JSON, as the status key and `agent status` show it (caller frees). */
