@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
-/* The agent's state, shared by its files: the loop (agent.c), etcd mode (agent_etcd.c), status and control (status.c). */
+/*
+ * The agent's state, shared by its files: the loop (agent.c), applying
+ * (agent_apply.c), etcd mode (agent_etcd.c), status and control (status.c).
+ */
 #ifndef XS_AGENT_STATE_H
 #define XS_AGENT_STATE_H
 
@@ -96,6 +99,14 @@ struct xs_agent {
 	struct xs_metrics_http *metrics; /* --metrics: the /metrics server, or NULL */
 };
 
+/* agent_apply.c: commit the newest revision to every interface: the agent's one path to a change. */
+void xs_agent_apply(struct xs_agent *a);
+/* agent_apply.c, state mode: interface @i's running state and checks, committed with the probes' findings if @commit. */
+void xs_agent_state_apply(struct xs_agent *a, int i, bool commit);
+/* agent_apply.c: announce the VIPs, or withdraw them, as the interfaces and the drain say. */
+void xs_agent_announce(struct xs_agent *a);
+/* agent_apply.c: the program attached to @ifname by xdpsteer, or 0. */
+__u32 xs_agent_prog_id(const char *ifname);
 /* agent_etcd.c: the keys under --prefix for --host (0 or -errno, printed). */
 int xs_agent_keys(struct xs_agent *a);
 /* agent_etcd.c: one turn of etcd mode at @now (ms): sync, watch, retry, status; *force: apply now. */
