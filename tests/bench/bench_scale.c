@@ -17,6 +17,10 @@
  *   est. warm    HOT of the N established flows cycled: their state stays
  *                in the CPU's caches (a few busy flows among N)
  *
+ * The same three passes then run on a fresh program with the flow table off
+ * (the "/0" ways: attach --flow-table-size 0, no pin, every packet decided),
+ * where the three are the same work.
+ *
  * Every figure is a repeat=1 loop (prog_timing.h: a rewriting path cannot
  * be timed by repeating one buffer), the kernel's mean ns per run, minus the
  * mean of the floor's loop over the same packets in the same run. RUNS runs;
