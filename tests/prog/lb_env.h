@@ -25,6 +25,25 @@ static const unsigned char mac_be[6] = { 0x02, 0, 0, 0, 0, 0x11 };
 static const unsigned char mac_be2[6] = { 0x02, 0, 0, 0, 0, 0x22 };
 static const __u64 seed[2] = { 0x1111111111111111ULL, 0x2222222222222222ULL };
 
+/* The flow hash the service pools (seeded @seed) use for @key: a tunnel source's low bits come from it. */
+static inline __u32 flow_hash32(const struct xs_flow_key *key)
+{
+	return (__u32)xs_flow_hash(seed, key, XS_F_ALL, XS_DOMAIN_FLOW);
+}
+
+/* The flow key of a TCP packet from @src:@sp to @dst:@dp (IPv4). */
+static inline void v4_key(struct xs_flow_key *k, const char *src, const char *dst, __u16 sp,
+			  __u16 dp)
+{
+	memset(k, 0, sizeof(*k));
+	XS_W32(k->src, 2) = XS_W32(k->dst, 2) = htonl(0xffff);
+	inet_pton(AF_INET, src, &XS_W32(k->src, 3));
+	inet_pton(AF_INET, dst, &XS_W32(k->dst, 3));
+	k->proto = XS_IPPROTO_TCP;
+	k->sport = htons(sp);
+	k->dport = htons(dp);
+}
+
 static inline int sh(const char *cmd)
 {
 	int rc = system(cmd);

@@ -14,6 +14,7 @@
 #include "one_cpu.h"
 #include "pkt.h"
 #include "test.h"
+#include "frames.h"
 #include "chance.h"
 #include "xs_gue.h"
 
@@ -131,21 +132,6 @@ static void expect_hops(struct pkt *want, const struct pkt *in, const unsigned c
 	memcpy(pkt_push(want, inner_len), in->buf + 14, inner_len);
 }
 
-static void check_frame(const struct pkt *want, const unsigned char *out, __u32 out_len,
-			const char *what)
-{
-	__u32 i;
-
-	if (!ASSERT_EQ(out_len, want->len, what))
-		return;
-	for (i = 0; i < out_len; i++) {
-		if (out[i] != want->buf[i]) {
-			ASSERT_TRUE(0, "%s: byte %u is 0x%02x, want 0x%02x", what, i, out[i],
-				    want->buf[i]);
-			return;
-		}
-	}
-}
 
 static int lb_run(const struct pkt *in, unsigned char *out, __u32 *out_len)
 {

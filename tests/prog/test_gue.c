@@ -14,6 +14,7 @@
 #include "one_cpu.h"
 #include "pkt.h"
 #include "test.h"
+#include "frames.h"
 #include "xs_gue.h"
 
 static struct prog_env env;
@@ -39,22 +40,6 @@ static void tcp_pkt(struct pkt *p, const char *src, const char *vip, __u16 sport
 	pkt_finish(p);
 }
 
-static __u32 flow_hash32(const struct xs_flow_key *key)
-{
-	return (__u32)xs_flow_hash(seed, key, XS_F_ALL, XS_DOMAIN_FLOW);
-}
-
-static void v4_key(struct xs_flow_key *k, const char *src, const char *dst, __u16 sp, __u16 dp)
-{
-	memset(k, 0, sizeof(*k));
-	XS_W32(k->src, 2) = XS_W32(k->dst, 2) = htonl(0xffff);
-	inet_pton(AF_INET, src, &k->src[12]);
-	inet_pton(AF_INET, dst, &k->dst[12]);
-	k->proto = XS_IPPROTO_TCP;
-	k->sport = htons(sp);
-	k->dport = htons(dp);
-}
-
 /* UDP and GUE as the wire format says (xs_gue.h), written field by field here. */
 static void push_udp_gue(struct pkt *want, __u32 hash, __u32 inner_len, __u8 inner_proto)
 {
@@ -77,45 +62,14 @@ static void push_udp_gue(struct pkt *want, __u32 hash, __u32 inner_len, __u8 inn
 static void expect_gue4(struct pkt *want, const struct pkt *in, const unsigned char *dmac,
 			const unsigned char *smac, const char *backend, __u32 hash)
 {
-	const struct iphdr *inner = (const void *)(in->buf + in->l3_off);
-	__u32 inner_len = ntohs(inner->tot_len);
-	struct ethhdr *eth;
-	struct iphdr *ip;
+	__u32 inner_len;
+	const struct iphdr *inner = frame_inner4(in, &inner_len);
 
-	memset(want, 0, sizeof(*want));
-	eth = pkt_push(want, sizeof(*eth));
-	memcpy(eth->h_dest, dmac, 6);
-	memcpy(eth->h_source, smac, 6);
-	eth->h_proto = htons(ETH_P_IP);
-	ip = pkt_push(want, sizeof(*ip));
-	ip->version = 4;
-	ip->ihl = 5;
-	ip->tos = inner->tos;
-	ip->tot_len = htons(inner_len + 20 + 12);
-	ip->ttl = 64;
-	ip->protocol = IPPROTO_UDP;
-	ip->saddr = htonl(0xac100000 | (hash & 0xffff)); /* 172.16.0.0/16 + flow bits */
-	inet_pton(AF_INET, backend, &ip->daddr);
-	ip->check = pkt_csum(ip, sizeof(*ip));
+	frame_outer4(want, in, dmac, smac, backend, hash, IPPROTO_UDP, 12);
 	push_udp_gue(want, hash, inner_len, IPPROTO_IPIP);
 	memcpy(pkt_push(want, inner_len), inner, inner_len);
 }
 
-static void check_frame(const struct pkt *want, const unsigned char *out, __u32 out_len,
-			const char *what)
-{
-	__u32 i;
-
-	if (!ASSERT_EQ(out_len, want->len, what))
-		return;
-	for (i = 0; i < out_len; i++) {
-		if (out[i] != want->buf[i]) {
-			ASSERT_TRUE(0, "%s: byte %u is 0x%02x, want 0x%02x", what, i, out[i],
-				    want->buf[i]);
-			return;
-		}
-	}
-}
 
 /* The flow's second packet: sent from its recipe, to the very same bytes. */
 static void again_from_cache(const struct pkt *in, const struct pkt *want, const char *what)

@@ -16,6 +16,7 @@
 #include "one_cpu.h"
 #include "pkt.h"
 #include "test.h"
+#include "frames.h"
 #include "xs_gue.h"
 
 static struct prog_env env; /* lb_env.h's; only its namespace is used here */
@@ -38,21 +39,6 @@ static void tcp_pkt(struct pkt *p, const char *src, __u16 sport, __u8 flags)
 }
 
 
-static void check_frame(const struct pkt *want, const unsigned char *out, __u32 out_len,
-			const char *what)
-{
-	__u32 i;
-
-	if (!ASSERT_EQ(out_len, want->len, what))
-		return;
-	for (i = 0; i < out_len; i++) {
-		if (out[i] != want->buf[i]) {
-			ASSERT_TRUE(0, "%s: byte %u is 0x%02x, want 0x%02x", what, i, out[i],
-				    want->buf[i]);
-			return;
-		}
-	}
-}
 
 static int sock_srv = -1, sock_cli = -1, sock_acc = -1;
 
