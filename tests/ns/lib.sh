@@ -164,12 +164,17 @@ ns_add() {
 _noipv6() { run_in "$1" sysctl -qw "net.ipv6.conf.$2.disable_ipv6=1"; }
 _mac() { ip -n "$1" -br link show dev "$2" | awk '{print $3}'; }
 
+# xs_tmp NAME: XS_TMP, a fresh directory /tmp/xdpsteer-NAME.XXXXXX, and XS a
+# snapshot of the binary in it: a `make` during the run cannot swap it.
+xs_tmp() {
+	XS_TMP=$(mktemp -d "/tmp/xdpsteer-$1.XXXXXX") || return 1
+	chmod 755 "$XS_TMP"
+	cp "$XS" "$XS_TMP/xdpsteer" && XS=$XS_TMP/xdpsteer
+}
+
 # setup_testbed: both namespaces, the main veth pair, addresses, static ARP.
 setup_testbed() {
-	XS_TMP=$(mktemp -d /tmp/xdpsteer-ns.XXXXXX)
-	chmod 755 "$XS_TMP"
-	# Test a snapshot of the binary: a `make` during the run cannot swap it.
-	cp "$XS" "$XS_TMP/xdpsteer" && XS=$XS_TMP/xdpsteer || return 1
+	xs_tmp ns || return 1
 	ns_add "$NS_STEER" && ns_add "$NS_CLIENT" || return 1
 	vlog "ip link add $IF_STEER netns $NS_STEER type veth peer name $IF_CLIENT netns $NS_CLIENT"
 	ip link add "$IF_STEER" netns "$NS_STEER" type veth peer name "$IF_CLIENT" netns "$NS_CLIENT" ||
@@ -490,6 +495,107 @@ decap_attach_in() {
 decap_detach_quiet() {
 	[ -e "$DECAP_PIN_ROOT/$2" ] || return 0
 	xs_in "$1" decap detach "$2" </dev/null >/dev/null 2>&1 || true
+}
+
+# ---- the bridge testbed of the load-balancer suites -------------------------
+#
+# One bridge, br0, in the namespace $NS_SW (the suite names it, with its other
+# namespaces); every other namespace has a veth IF to it, whose peer s$IF is a
+# port of br0. IPv6 is off on br0 and its ports.
+
+# bridge_add: the namespace $NS_SW, with br0 up in it.
+bridge_add() {
+	ns_add "$NS_SW" || return 1
+	ip -n "$NS_SW" link add br0 type bridge || return 1
+	_noipv6 "$NS_SW" br0
+	ip -n "$NS_SW" link set br0 up
+}
+
+# bridge_port NS IF IP4 [MTU [IP6]]: veth IF in NS with IP4/24 (and IP6/64),
+# its peer s$IF on br0, both up; MTU on both ends if given (else the default).
+# IPv6 is off on s$IF, and on IF unless IP6 is given.
+bridge_port() {
+	local ns=$1 ifc=$2 ip6=${5:-} mtu=()
+	[ -z "${4:-}" ] || mtu=(mtu "$4")
+	ip link add "$ifc" netns "$ns" "${mtu[@]}" type veth peer name "s$ifc" netns "$NS_SW" \
+		"${mtu[@]}" || return 1
+	[ -n "$ip6" ] || _noipv6 "$ns" "$ifc"
+	_noipv6 "$NS_SW" "s$ifc"
+	ip -n "$NS_SW" link set "s$ifc" master br0 up
+	ip -n "$ns" addr add "$3/24" dev "$ifc"
+	[ -z "$ip6" ] || ip -n "$ns" addr add "$ip6/64" dev "$ifc" nodad
+	ip -n "$ns" link set "$ifc" up
+}
+
+# bridge_port_xdp IF OBJ: OBJ's program (section xdp) on IF's peer s$IF. veth
+# delivers a frame sent with XDP_TX only to a peer that runs XDP itself, so a
+# load balancer's port carries an XDP_PASS program (pass_prog, xdp_pass.bpf.c).
+bridge_port_xdp() {
+	run_in "$NS_SW" ip link set dev "s$1" xdp obj "$2" sec xdp
+}
+
+# backend_vips NS IF VIP...: a backend that answers for the VIPs itself (DSR):
+# each VIP on lo (/32, or /128 for IPv6), and no reverse-path filter (all,
+# default, IF, lo), as the packets for the VIPs arrive on IF. The decap
+# program (decap_attach_in) is the caller's.
+backend_vips() {
+	local ns=$1 ifc=$2 v
+	shift 2
+	for v in "$@"; do
+		if [[ $v == *:* ]]; then
+			ip -n "$ns" addr add "$v/128" dev lo nodad
+		else
+			ip -n "$ns" addr add "$v/32" dev lo
+		fi
+	done
+	run_in "$ns" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
+		"net.ipv4.conf.$ifc.rp_filter=0" net.ipv4.conf.lo.rp_filter=0
+}
+
+# dsr_testbed [--decap] PASS_OBJ LB...: the bridge testbed of a client, load
+# balancers and backends that answer the client directly (DSR), with the names
+# the suite sets: the client $NS_CL ($IF_CL, $CL4, MTU $MTU_CLIENT); each load
+# balancer by the suffix LB of its names (namespace $NS_<LB>, veth $IF_<LB>,
+# address $<LB>4, MTU $MTU_DC); the backends ${BES[@]} (namespace `be_ns I`,
+# veth `be_if I`, address `be4 I`, MTU $MTU_DC). The client computes TX
+# checksums in software (a partial checksum does not survive XDP_TX) and routes
+# $VIPNET4 via the first load balancer; the load balancers forward
+# (bpf_fib_lookup needs it) and their ports run PASS_OBJ (see bridge_port_xdp);
+# each backend has $VIP (backend_vips) and, with --decap, xdpsteer's decap.
+dsr_testbed() {
+	local decap=0 obj lb i ns ifc ip
+	[ "$1" != --decap ] || { decap=1; shift; }
+	obj=$1
+	shift
+	bridge_add && ns_add "$NS_CL" || return 1
+	for lb in "$@"; do
+		ns=NS_$lb
+		ns_add "${!ns}" || return 1
+	done
+	for i in "${BES[@]}"; do
+		ns_add "$(be_ns "$i")" || return 1
+	done
+	bridge_port "$NS_CL" "$IF_CL" "$CL4" "$MTU_CLIENT" || return 1
+	for lb in "$@"; do
+		ns=NS_$lb ifc=IF_$lb ip=${lb}4
+		bridge_port "${!ns}" "${!ifc}" "${!ip}" "$MTU_DC" || return 1
+	done
+	for i in "${BES[@]}"; do
+		bridge_port "$(be_ns "$i")" "$(be_if "$i")" "$(be4 "$i")" "$MTU_DC" || return 1
+	done
+	run_in "$NS_CL" ethtool -K "$IF_CL" tx off >/dev/null || return 1
+	ip=${1}4
+	ip -n "$NS_CL" route add "$VIPNET4" via "${!ip}"
+	for lb in "$@"; do
+		ns=NS_$lb ifc=IF_$lb
+		run_in "${!ns}" sysctl -qw net.ipv4.conf.all.forwarding=1 || return 1
+		bridge_port_xdp "${!ifc}" "$obj" || return 1
+	done
+	for i in "${BES[@]}"; do
+		ns=$(be_ns "$i")
+		backend_vips "$ns" "$(be_if "$i")" "$VIP" || return 1
+		[ "$decap" = 0 ] || decap_attach_in "$ns" "$(be_if "$i")" >/dev/null || return 1
+	done
 }
 
 # kill_ns_pids NS...: end every process left in our namespaces NS (by pid).

@@ -19,7 +19,7 @@
 #   datagram's CPU recorded, while >= 200 applies drain, resize, remove and
 #   re-add cpu 1.
 #
-# TCP testbed (names carry RUN_ID, so suites never clash):
+# TCP testbed (lib.sh's dsr_testbed; names carry RUN_ID, so suites never clash):
 #
 #        $NS_CL (client)   $NS_LB (xdpsteer)
 #              |                 |
@@ -61,6 +61,7 @@ be_if() { echo "c$1$R"; }
 # RFC 2544 benchmarking range, inside our namespaces only.
 SEG4=198.18.2
 CL4=$SEG4.2
+# shellcheck disable=SC2034 # (dsr_testbed reads it, as ${LB}4)
 LB4=$SEG4.10
 be4() { echo "$SEG4.10$1"; }
 VIPNET4=198.19.1.0/24
@@ -90,52 +91,6 @@ UDP_GAP=0.075     # seconds between two datagrams of one UDP flow
 FLOW_TABLE=16384
 
 T=""
-
-# ---- TCP testbed ----------------------------------------------------------
-
-# port NS IF IP4 MTU: veth IF in NS, its peer s$IF on the bridge.
-port() {
-	local ns=$1 ifc=$2
-	ip link add "$ifc" netns "$ns" mtu "$4" type veth peer name "s$ifc" netns "$NS_SW" mtu "$4" ||
-		return 1
-	run_in "$ns" sysctl -qw "net.ipv6.conf.$ifc.disable_ipv6=1"
-	run_in "$NS_SW" sysctl -qw "net.ipv6.conf.s$ifc.disable_ipv6=1"
-	ip -n "$NS_SW" link set "s$ifc" master br0 up
-	ip -n "$ns" addr add "$3/24" dev "$ifc"
-	ip -n "$ns" link set "$ifc" up
-}
-
-setup_tcp_testbed() {
-	local i ns
-	ns_add "$NS_SW" && ns_add "$NS_CL" && ns_add "$NS_LB" || return 1
-	for i in "${BES[@]}"; do
-		ns_add "$(be_ns "$i")" || return 1
-	done
-	ip -n "$NS_SW" link add br0 type bridge || return 1
-	run_in "$NS_SW" sysctl -qw net.ipv6.conf.br0.disable_ipv6=1
-	ip -n "$NS_SW" link set br0 up
-	port "$NS_CL" "$IF_CL" "$CL4" "$MTU_CLIENT" || return 1
-	port "$NS_LB" "$IF_LB" "$LB4" "$MTU_DC" || return 1
-	for i in "${BES[@]}"; do
-		port "$(be_ns "$i")" "$(be_if "$i")" "$(be4 "$i")" "$MTU_DC" || return 1
-	done
-	# Client: TX checksums in software (a partial checksum does not survive
-	# XDP_TX); the VIPs are routed via the load balancer.
-	run_in "$NS_CL" ethtool -K "$IF_CL" tx off >/dev/null || return 1
-	ip -n "$NS_CL" route add "$VIPNET4" via "$LB4"
-	# The load balancer: bpf_fib_lookup needs forwarding; its bridge-side peer
-	# runs XDP so that veth delivers what the load balancer sends with XDP_TX.
-	run_in "$NS_LB" sysctl -qw net.ipv4.conf.all.forwarding=1 || return 1
-	run_in "$NS_SW" ip link set dev "s$IF_LB" xdp obj "$XS_TMP/pass.o" sec xdp || return 1
-	# Backends: the VIP on lo, no reverse-path filter, xdpsteer's decap.
-	for i in "${BES[@]}"; do
-		ns=$(be_ns "$i")
-		ip -n "$ns" addr add "$VIP/32" dev lo
-		run_in "$ns" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
-			"net.ipv4.conf.$(be_if "$i").rp_filter=0" net.ipv4.conf.lo.rp_filter=0 || return 1
-		decap_attach_in "$ns" "$(be_if "$i")" >/dev/null || return 1
-	done
-}
 
 # ---- helpers ----------------------------------------------------------------
 
@@ -371,7 +326,7 @@ main() {
 	setup_testbed || fatal "$XS_SUITE" "cannot build the UDP testbed (veth, netns)"
 	clang -O2 -g -target bpf -c "$PASS_SRC" -o "$XS_TMP/pass.o" ||
 		fatal "$XS_SUITE" "cannot compile $PASS_SRC"
-	setup_tcp_testbed || fatal "$XS_SUITE" "cannot build the TCP testbed (bridge, veth, netns, decap)"
+	dsr_testbed --decap "$XS_TMP/pass.o" LB || fatal "$XS_SUITE" "cannot build the TCP testbed (bridge, veth, netns, decap)"
 	for t in "${NS_TESTS[@]}"; do
 		t0=$(date +%s.%N)
 		f0=$_XS_FAILED

@@ -86,18 +86,6 @@ STALL=3
 
 # ---- testbed ----------------------------------------------------------------
 
-# port NS IF IP MTU: veth IF in NS, its peer s$IF on the bridge.
-port() {
-	local ns=$1 ifc=$2
-	ip link add "$ifc" netns "$ns" mtu "$4" type veth peer name "s$ifc" netns "$NS_SW" mtu "$4" ||
-		return 1
-	run_in "$ns" sysctl -qw "net.ipv6.conf.$ifc.disable_ipv6=1"
-	run_in "$NS_SW" sysctl -qw "net.ipv6.conf.s$ifc.disable_ipv6=1"
-	ip -n "$NS_SW" link set "s$ifc" master br0 up
-	ip -n "$ns" addr add "$3/24" dev "$ifc"
-	ip -n "$ns" link set "$ifc" up
-}
-
 start_fleet_etcd() { start_etcd etcd "$NS_ET" "$ETCD_URL,$ETCD_LOCAL"; }
 
 # BGP timers short enough for a test; no graceful restart, so a dead host's
@@ -153,16 +141,11 @@ start_agent() {
 
 setup_fleet() {
 	local i ns
-	XS_TMP=$(mktemp -d /tmp/xdpsteer-fleet.XXXXXX)
-	chmod 755 "$XS_TMP"
-	cp "$XS" "$XS_TMP/xdpsteer" && XS=$XS_TMP/xdpsteer || return 1
+	xs_tmp fleet || return 1
 	clang -O2 -g -target bpf -c "$PASS_SRC" -o "$XS_TMP/pass.o" || return 1
-	ns_add "$NS_SW" && ns_add "$NS_CL" && ns_add "$NS_RT" && ns_add "$NS_ET" || return 1
+	bridge_add && ns_add "$NS_CL" && ns_add "$NS_RT" && ns_add "$NS_ET" || return 1
 	for i in "${LBS[@]}"; do ns_add "$(lb_ns "$i")" || return 1; done
 	for i in "${BES[@]}"; do ns_add "$(be_ns "$i")" || return 1; done
-	ip -n "$NS_SW" link add br0 type bridge || return 1
-	run_in "$NS_SW" sysctl -qw net.ipv6.conf.br0.disable_ipv6=1
-	ip -n "$NS_SW" link set br0 up
 
 	# Client and router: their own segment.
 	ip link add "$IF_CL" netns "$NS_CL" mtu "$MTU_CLIENT" type veth peer name "$IF_RC" \
@@ -177,26 +160,24 @@ setup_fleet() {
 	run_in "$NS_CL" ethtool -K "$IF_CL" tx off >/dev/null || return 1
 	ip -n "$NS_CL" route add "$VIPNET4" via "$RT_C"
 
-	port "$NS_RT" "$IF_RS" "$RT4" "$MTU_DC" || return 1
-	port "$NS_ET" "$IF_ET" "$ET4" "$MTU_DC" || return 1
+	bridge_port "$NS_RT" "$IF_RS" "$RT4" "$MTU_DC" || return 1
+	bridge_port "$NS_ET" "$IF_ET" "$ET4" "$MTU_DC" || return 1
 	run_in "$NS_RT" sysctl -qw net.ipv4.conf.all.forwarding=1 net.ipv4.fib_multipath_hash_policy=1 \
 		net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 || return 1
 
 	for i in "${LBS[@]}"; do
 		ns=$(lb_ns "$i")
-		port "$ns" "$(lb_if "$i")" "$(lb4 "$i")" "$MTU_DC" || return 1
+		bridge_port "$ns" "$(lb_if "$i")" "$(lb4 "$i")" "$MTU_DC" || return 1
 		# bpf_fib_lookup needs forwarding; the bridge-side peer runs XDP for XDP_TX.
 		run_in "$ns" sysctl -qw net.ipv4.conf.all.forwarding=1 || return 1
-		run_in "$NS_SW" ip link set dev "s$(lb_if "$i")" xdp obj "$XS_TMP/pass.o" sec xdp || return 1
+		bridge_port_xdp "$(lb_if "$i")" "$XS_TMP/pass.o" || return 1
 		attach_in "$ns" "$(lb_if "$i")" --seed "$SEED" >/dev/null || return 1
 	done
 	for i in "${BES[@]}"; do
 		ns=$(be_ns "$i")
-		port "$ns" "$(be_if "$i")" "$(be4 "$i")" "$MTU_DC" || return 1
-		ip -n "$ns" addr add "$VIP/32" dev lo
+		bridge_port "$ns" "$(be_if "$i")" "$(be4 "$i")" "$MTU_DC" || return 1
 		ip -n "$ns" route add default via "$RT4"
-		run_in "$ns" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
-			"net.ipv4.conf.$(be_if "$i").rp_filter=0" net.ipv4.conf.lo.rp_filter=0 || return 1
+		backend_vips "$ns" "$(be_if "$i")" "$VIP" || return 1
 		decap_attach_in "$ns" "$(be_if "$i")" >/dev/null || return 1
 		daemon "be$i.srv" "$ns" "$PYTHON" "$LBT" serve --id "$(be4 "$i")" --bind "$VIP" \
 			--port "$PORT" --ready "$XS_TMP/be$i.ready" --max-seconds 600

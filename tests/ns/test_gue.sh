@@ -85,57 +85,19 @@ N_HOLD=300
 
 T=""
 
-# port NS IF IP4 MTU: veth IF in NS, its peer ${IF}s on the bridge.
-port() {
-	local ns=$1 ifc=$2
-	ip link add "$ifc" netns "$ns" mtu "$4" type veth peer name "${ifc}s" netns "$NS_SW" \
-		mtu "$4" || return 1
-	run_in "$ns" sysctl -qw "net.ipv6.conf.$ifc.disable_ipv6=1"
-	run_in "$NS_SW" sysctl -qw "net.ipv6.conf.${ifc}s.disable_ipv6=1"
-	ip -n "$NS_SW" link set "${ifc}s" master br0 up
-	ip -n "$ns" addr add "$3/24" dev "$ifc"
-	ip -n "$ns" link set "$ifc" up
-}
-
 setup_gue_testbed() {
 	local i ns
-	ns_add "$NS_SW" && ns_add "$NS_CL" && ns_add "$NS_LA" && ns_add "$NS_LB" || return 1
-	for i in "${BES[@]}"; do
-		ns_add "$(be_ns "$i")" || return 1
-	done
-	ip -n "$NS_SW" link add br0 type bridge || return 1
-	run_in "$NS_SW" sysctl -qw net.ipv6.conf.br0.disable_ipv6=1
-	ip -n "$NS_SW" link set br0 up
-	port "$NS_CL" "$IF_CL" "$CL4" "$MTU_CLIENT" || return 1
-	port "$NS_LA" "$IF_LA" "$LA4" "$MTU_DC" || return 1
-	port "$NS_LB" "$IF_LB" "$LB4" "$MTU_DC" || return 1
-	for i in "${BES[@]}"; do
-		port "$(be_ns "$i")" "$(be_if "$i")" "$(be4 "$i")" "$MTU_DC" || return 1
-	done
-	# Client: TX checksums in software (a partial checksum does not survive
-	# XDP_TX); the VIPs are routed via load balancer A.
-	run_in "$NS_CL" ethtool -K "$IF_CL" tx off >/dev/null || return 1
-	ip -n "$NS_CL" route add "$VIPNET4" via "$LA4"
-	# Load balancers: bpf_fib_lookup needs forwarding; their bridge-side
-	# peers run XDP so that veth delivers what they send with XDP_TX.
-	for ns in "$NS_LA" "$NS_LB"; do
-		run_in "$ns" sysctl -qw net.ipv4.conf.all.forwarding=1 || return 1
-	done
-	run_in "$NS_SW" ip link set dev "${IF_LA}s" xdp obj "$XS_TMP/pass.o" sec xdp || return 1
-	run_in "$NS_SW" ip link set dev "${IF_LB}s" xdp obj "$XS_TMP/pass.o" sec xdp || return 1
-	# Backends: the VIP on lo, no reverse-path filter (the decap program
-	# attaches per test). The backends forward too: second chance sends on,
-	# with XDP_TX once the next hop's neighbour is known (so their bridge
-	# ports run XDP too), through the stack before.
+	# Client, load balancers A and B (the VIPs routed via A), backends with
+	# the VIP (the decap program attaches per test).
+	dsr_testbed "$XS_TMP/pass.o" LA LB || return 1
+	# The backends forward too: second chance sends on, with XDP_TX once the
+	# next hop's neighbour is known (so their bridge ports run XDP too),
+	# through the stack before.
 	for i in "${BES[@]}"; do
 		ns=$(be_ns "$i")
-		ip -n "$ns" addr add "$VIP/32" dev lo
-		run_in "$ns" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
-			"net.ipv4.conf.$(be_if "$i").rp_filter=0" net.ipv4.conf.lo.rp_filter=0 \
-			net.ipv4.conf.all.forwarding=1 net.ipv4.conf.all.send_redirects=0 \
+		run_in "$ns" sysctl -qw net.ipv4.conf.all.forwarding=1 net.ipv4.conf.all.send_redirects=0 \
 			"net.ipv4.conf.$(be_if "$i").send_redirects=0" || return 1
-		run_in "$NS_SW" ip link set dev "$(be_if "$i")s" xdp obj "$XS_TMP/pass.o" sec xdp ||
-			return 1
+		bridge_port_xdp "$(be_if "$i")" "$XS_TMP/pass.o" || return 1
 	done
 }
 
@@ -376,10 +338,7 @@ main() {
 	install_trap
 	trap cleanup_lb EXIT
 	preflight || fatal "$XS_SUITE" "$PREFLIGHT_REASON"
-	XS_TMP=$(mktemp -d /tmp/xdpsteer-ns.XXXXXX)
-	chmod 755 "$XS_TMP"
-	# Test a snapshot of the binary: a `make` during the run cannot swap it.
-	cp "$XS" "$XS_TMP/xdpsteer" && XS=$XS_TMP/xdpsteer || fatal "$XS_SUITE" "cannot copy $XS"
+	xs_tmp ns || fatal "$XS_SUITE" "cannot copy $XS"
 	command -v ethtool >/dev/null || fatal "$XS_SUITE" "missing tool: ethtool (make deps)"
 	decap_preflight
 	clang -O2 -g -target bpf -c "$PASS_SRC" -o "$XS_TMP/pass.o" ||

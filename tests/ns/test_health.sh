@@ -65,38 +65,22 @@ T=""
 
 # ---- testbed ----------------------------------------------------------------
 
-# port NS IF IP: veth IF in NS, its peer s$IF on the bridge (running XDP_PASS,
-# so that the load balancer's XDP_TX frames are accepted).
-port() {
-	ip link add "$2" netns "$1" type veth peer name "s$2" netns "$NS_SW" || return 1
-	ip -n "$NS_SW" link set "s$2" master br0 up
-	ip -n "$1" addr add "$3/24" dev "$2"
-	ip -n "$1" link set "$2" up
-	run_in "$1" sysctl -qw "net.ipv6.conf.$2.disable_ipv6=1"
-}
-
 setup_health_testbed() {
 	local i ns
-	XS_TMP=$(mktemp -d /tmp/xdpsteer-hc.XXXXXX)
-	chmod 755 "$XS_TMP"
-	cp "$XS" "$XS_TMP/xdpsteer" && XS=$XS_TMP/xdpsteer || return 1
-	ns_add "$NS_SW" && ns_add "$NS_CL" && ns_add "$NS_LB" || return 1
+	xs_tmp hc || return 1
+	bridge_add && ns_add "$NS_CL" && ns_add "$NS_LB" || return 1
 	for i in "${BES[@]}"; do ns_add "$(be_ns "$i")" || return 1; done
 	ns_add "$NS_RT" || return 1
-	ip -n "$NS_SW" link add br0 type bridge || return 1
-	ip -n "$NS_SW" link set br0 up
-	port "$NS_CL" "$IF_CL" "$CL" && port "$NS_LB" "$IF_LB" "$LB" || return 1
-	for i in "${BES[@]}"; do port "$(be_ns "$i")" "$(be_if "$i")" "$(be4 "$i")" || return 1; done
-	port "$NS_RT" "$IF_RT" "$RT" || return 1
-	run_in "$NS_SW" ip link set dev "s$IF_LB" xdp obj "$(pass_prog)" sec xdp || return 1
+	bridge_port "$NS_CL" "$IF_CL" "$CL" && bridge_port "$NS_LB" "$IF_LB" "$LB" || return 1
+	for i in "${BES[@]}"; do bridge_port "$(be_ns "$i")" "$(be_if "$i")" "$(be4 "$i")" || return 1; done
+	bridge_port "$NS_RT" "$IF_RT" "$RT" || return 1
+	bridge_port_xdp "$IF_LB" "$(pass_prog)" || return 1
 	run_in "$NS_CL" ethtool -K "$IF_CL" tx off >/dev/null || return 1
 	ip -n "$NS_CL" route add "$VIP/32" via "$LB"
 	run_in "$NS_LB" sysctl -qw net.ipv4.conf.all.forwarding=1 || return 1
 	for i in "${BES[@]}"; do
 		ns=$(be_ns "$i")
-		ip -n "$ns" addr add "$VIP/32" dev lo
-		run_in "$ns" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
-			"net.ipv4.conf.$(be_if "$i").rp_filter=0" net.ipv4.conf.lo.rp_filter=0 || return 1
+		backend_vips "$ns" "$(be_if "$i")" "$VIP" || return 1
 		decap_attach_in "$ns" "$(be_if "$i")" >/dev/null || return 1
 	done
 }

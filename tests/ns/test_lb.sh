@@ -111,38 +111,21 @@ T=""
 
 # ---- testbed ----------------------------------------------------------------
 
-# port NS IF IP4 IP6 MTU: veth IF in NS, its peer s$IF on the bridge.
-port() {
-	local ns=$1 ifc=$2
-	ip link add "$ifc" netns "$ns" mtu "$5" type veth peer name "s$ifc" netns "$NS_SW" mtu "$5" ||
-		return 1
-	ip -n "$NS_SW" link set "s$ifc" master br0 up
-	ip -n "$ns" addr add "$3/24" dev "$ifc"
-	ip -n "$ns" addr add "$4/64" dev "$ifc" nodad
-	ip -n "$ns" link set "$ifc" up
-}
-
 setup_lb_testbed() {
-	local i ns ifc v
-	XS_TMP=$(mktemp -d /tmp/xdpsteer-lb.XXXXXX)
-	chmod 755 "$XS_TMP"
-	# Test a snapshot of the binary: a `make` during the run cannot swap it.
-	cp "$XS" "$XS_TMP/xdpsteer" && XS=$XS_TMP/xdpsteer || return 1
+	local i ns ifc
+	xs_tmp lb || return 1
 	clang -O2 -g -target bpf -c "$PASS_SRC" -o "$XS_TMP/pass.o" || return 1
 
-	ns_add "$NS_SW" && ns_add "$NS_CL" && ns_add "$NS_LBA" && ns_add "$NS_LBB" || return 1
+	bridge_add && ns_add "$NS_CL" && ns_add "$NS_LBA" && ns_add "$NS_LBB" || return 1
 	for i in "${BES[@]}"; do
 		ns_add "$(be_ns "$i")" || return 1
 	done
-	ip -n "$NS_SW" link add br0 type bridge || return 1
-	run_in "$NS_SW" sysctl -qw net.ipv6.conf.br0.disable_ipv6=1
-	ip -n "$NS_SW" link set br0 up
 
-	port "$NS_CL" "$IF_CL" "$CL4" "$CL6" "$MTU_CLIENT" || return 1
-	port "$NS_LBA" "$IF_LBA" "$LBA4" "$LBA6" "$MTU_DC" || return 1
-	port "$NS_LBB" "$IF_LBB" "$LBB4" "$LBB6" "$MTU_DC" || return 1
+	bridge_port "$NS_CL" "$IF_CL" "$CL4" "$MTU_CLIENT" "$CL6" || return 1
+	bridge_port "$NS_LBA" "$IF_LBA" "$LBA4" "$MTU_DC" "$LBA6" || return 1
+	bridge_port "$NS_LBB" "$IF_LBB" "$LBB4" "$MTU_DC" "$LBB6" || return 1
 	for i in "${BES[@]}"; do
-		port "$(be_ns "$i")" "$(be_if "$i")" "$(be4 "$i")" "$(be6 "$i")" "$MTU_DC" || return 1
+		bridge_port "$(be_ns "$i")" "$(be_if "$i")" "$(be4 "$i")" "$MTU_DC" "$(be6 "$i")" || return 1
 	done
 
 	# Client: TX checksums in software; the VIPs are routed via LB-A.
@@ -156,20 +139,12 @@ setup_lb_testbed() {
 			return 1
 	done
 	for ifc in "$IF_LBA" "$IF_LBB"; do
-		run_in "$NS_SW" ip link set dev "s$ifc" xdp obj "$XS_TMP/pass.o" sec xdp || return 1
+		bridge_port_xdp "$ifc" "$XS_TMP/pass.o" || return 1
 	done
 
 	# Backends: every VIP on lo, no reverse-path filter.
 	for i in "${BES[@]}"; do
-		ns=$(be_ns "$i")
-		for v in "${VIPS4[@]}" "$VIP4_E"; do
-			ip -n "$ns" addr add "$v/32" dev lo
-		done
-		for v in "${VIPS6[@]}"; do
-			ip -n "$ns" addr add "$v/128" dev lo nodad
-		done
-		run_in "$ns" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
-			"net.ipv4.conf.$(be_if "$i").rp_filter=0" net.ipv4.conf.lo.rp_filter=0 || return 1
+		backend_vips "$(be_ns "$i")" "$(be_if "$i")" "${VIPS4[@]}" "$VIP4_E" "${VIPS6[@]}" || return 1
 	done
 }
 

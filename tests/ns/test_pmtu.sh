@@ -90,9 +90,7 @@ link() {
 
 setup_pmtu_testbed() {
 	local i ns
-	XS_TMP=$(mktemp -d /tmp/xdpsteer-pmtu.XXXXXX)
-	chmod 755 "$XS_TMP"
-	cp "$XS" "$XS_TMP/xdpsteer" && XS=$XS_TMP/xdpsteer || return 1
+	xs_tmp pmtu || return 1
 	ns_add "$NS_C" && ns_add "$NS_L" && ns_add "$NS_B1" && ns_add "$NS_B2" || return 1
 
 	link "$NS_C" "$IF_C" "$NS_L" "$IF_L0" "$MTU_CLIENT" || return 1
@@ -122,12 +120,7 @@ setup_pmtu_testbed() {
 		ip -n "$ns" addr add "$(be6 "$i")/64" dev "$(be_if "$i")" nodad
 		ip -n "$ns" route add default via "$(lb4 "$i")"
 		ip -n "$ns" -6 route add default via "$(lb6 "$i")"
-		ip -n "$ns" addr add "$VIP4_TCP/32" dev lo
-		ip -n "$ns" addr add "$VIP4_UDP/32" dev lo
-		ip -n "$ns" addr add "$VIP6_TCP/128" dev lo nodad
-		ip -n "$ns" addr add "$VIP6_UDP/128" dev lo nodad
-		run_in "$ns" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
-			"net.ipv4.conf.$(be_if "$i").rp_filter=0" net.ipv4.conf.lo.rp_filter=0 || return 1
+		backend_vips "$ns" "$(be_if "$i")" "$VIP4_TCP" "$VIP4_UDP" "$VIP6_TCP" "$VIP6_UDP" || return 1
 		decap_attach_in "$ns" "$(be_if "$i")" >/dev/null || return 1
 	done
 }

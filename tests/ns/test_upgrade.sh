@@ -40,7 +40,8 @@ HOLD=$XS_TOP/tests/ns/churn_hold.py
 UDPC=$XS_TOP/tests/ns/churn_udp.py
 PASS_SRC=$XS_TOP/tests/ns/xdp_pass.bpf.c
 
-# This suite's names ("up" prefix), for lib.sh's UDP testbed too.
+# This suite's names ("up" prefix), for lib.sh's UDP testbed and its
+# dsr_testbed (the TCP testbed, as test_churn.sh's with two backends) too.
 R=$RUN_ID
 NS_STEER=ups-$R
 NS_CLIENT=upc-$R
@@ -57,6 +58,7 @@ be_if() { echo "ue$1$R"; }
 
 SEG4=198.18.3
 CL4=$SEG4.2
+# shellcheck disable=SC2034 # (dsr_testbed reads it, as ${LB}4)
 LB4=$SEG4.10
 be4() { echo "$SEG4.10$1"; }
 VIPNET4=198.19.3.0/24
@@ -75,46 +77,6 @@ SEED_A=5eed000000000000000000000000a001
 SEED_B=5eed000000000000000000000000b002
 
 T=""
-
-# ---- testbed (as test_churn.sh's, with two backends) ------------------------
-
-port() {
-	local ns=$1 ifc=$2
-	ip link add "$ifc" netns "$ns" mtu "$4" type veth peer name "s$ifc" netns "$NS_SW" mtu "$4" ||
-		return 1
-	run_in "$ns" sysctl -qw "net.ipv6.conf.$ifc.disable_ipv6=1"
-	run_in "$NS_SW" sysctl -qw "net.ipv6.conf.s$ifc.disable_ipv6=1"
-	ip -n "$NS_SW" link set "s$ifc" master br0 up
-	ip -n "$ns" addr add "$3/24" dev "$ifc"
-	ip -n "$ns" link set "$ifc" up
-}
-
-setup_tcp_testbed() {
-	local i ns
-	ns_add "$NS_SW" && ns_add "$NS_CL" && ns_add "$NS_LB" || return 1
-	for i in "${BES[@]}"; do
-		ns_add "$(be_ns "$i")" || return 1
-	done
-	ip -n "$NS_SW" link add br0 type bridge || return 1
-	run_in "$NS_SW" sysctl -qw net.ipv6.conf.br0.disable_ipv6=1
-	ip -n "$NS_SW" link set br0 up
-	port "$NS_CL" "$IF_CL" "$CL4" "$MTU_CLIENT" || return 1
-	port "$NS_LB" "$IF_LB" "$LB4" "$MTU_DC" || return 1
-	for i in "${BES[@]}"; do
-		port "$(be_ns "$i")" "$(be_if "$i")" "$(be4 "$i")" "$MTU_DC" || return 1
-	done
-	run_in "$NS_CL" ethtool -K "$IF_CL" tx off >/dev/null || return 1
-	ip -n "$NS_CL" route add "$VIPNET4" via "$LB4"
-	run_in "$NS_LB" sysctl -qw net.ipv4.conf.all.forwarding=1 || return 1
-	run_in "$NS_SW" ip link set dev "s$IF_LB" xdp obj "$XS_TMP/pass.o" sec xdp || return 1
-	for i in "${BES[@]}"; do
-		ns=$(be_ns "$i")
-		ip -n "$ns" addr add "$VIP/32" dev lo
-		run_in "$ns" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
-			"net.ipv4.conf.$(be_if "$i").rp_filter=0" net.ipv4.conf.lo.rp_filter=0 || return 1
-		decap_attach_in "$ns" "$(be_if "$i")" >/dev/null || return 1
-	done
-}
 
 # ---- helpers ----------------------------------------------------------------
 
@@ -358,7 +320,7 @@ main() {
 	setup_testbed || fatal "$XS_SUITE" "cannot build the UDP testbed (veth, netns)"
 	clang -O2 -g -target bpf -c "$PASS_SRC" -o "$XS_TMP/pass.o" ||
 		fatal "$XS_SUITE" "cannot compile $PASS_SRC"
-	setup_tcp_testbed || fatal "$XS_SUITE" "cannot build the TCP testbed (bridge, veth, netns, decap)"
+	dsr_testbed --decap "$XS_TMP/pass.o" LB || fatal "$XS_SUITE" "cannot build the TCP testbed (bridge, veth, netns, decap)"
 	# The layout-changed build: the same sources, two map definitions changed.
 	if [[ " ${NS_TESTS[*]} " == *" layout_refused "* ]]; then
 		make -s -C "$XS_TOP" BUILD="$XS_TMP/layout" \
