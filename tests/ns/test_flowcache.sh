@@ -3,6 +3,9 @@
 # The flow cache's size at attach (--flow-cache-size), in a private namespace:
 #  - the pinned xs_flow_cache holds the asked slots for every possible CPU,
 #    status reports them, and an upgrade keeps them;
+#  - with the flow table off (--flow-table-size 0), status and the metrics say
+#    so (0 entries, 0 slots), before and after an upgrade, and a one-entry
+#    table is not off;
 #  - sizes that are not a power of two from 1 to 1048576 are refused with one
 #    line, and nothing is attached.
 # Prints "flowcache: N passed, N failed".
@@ -41,6 +44,23 @@ t_size_kept_across_upgrade() {
 	assert_eq "xs_flow_cache entries after upgrade" "$(cache_entries)" "$((cpus * 16384))"
 	attach >/dev/null
 	assert_eq "xs_flow_cache entries, default" "$(cache_entries)" "$((cpus * 8192))"
+}
+
+# The flow table off: its map still has one entry, so status must ask the program.
+t_table_off_reported() {
+	attach --flow-table-size 0 >/dev/null
+	assert_eq "status --json: flow table size, cache slots" \
+		"$(xs status "$IF_STEER" --json | pyx '[d[0]["flow_table_size"], d[0]["flow_cache_slots"]]' -)" "[0, 0]"
+	assert_true "status says the flow table is off" \
+		"$(xs status "$IF_STEER" | grep -q 'flow table off (--flow-table-size 0)' && echo true)"
+	assert_eq "metric xdpsteer_flow_table_size" \
+		"$(xs stats "$IF_STEER" --format prometheus | awk '/^xdpsteer_flow_table_size/ {print $2}')" 0
+	xs upgrade "$IF_STEER" >/dev/null
+	assert_eq "status --json after upgrade: flow table size" \
+		"$(xs status "$IF_STEER" --json | pyx 'd[0]["flow_table_size"]' -)" 0
+	attach --flow-table-size 1 >/dev/null
+	assert_eq "status --json: a table of one entry is not off" \
+		"$(xs status "$IF_STEER" --json | pyx '[d[0]["flow_table_size"], d[0]["flow_cache_slots"]]' -)" "[1, 8192]"
 }
 
 t_bad_sizes_refused() {

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "json.h"
+#include "layout.h"
 #include "log.h"
 #include "names.h"
 #include "pool.h"
@@ -171,7 +172,7 @@ static int xs_status_one(const char *ifname, xs_json *arr)
 {
 	struct bpf_prog_info pinfo = { 0 };
 	__u32 plen = sizeof(pinfo), flen;
-	struct bpf_map_info finfo = { 0 }, cinfo = { 0 };
+	struct bpf_map_info cinfo = { 0 };
 	struct xdp_multiprog *mp;
 	struct xs_handle h;
 	struct xs_pool pool;
@@ -180,6 +181,8 @@ static int xs_status_one(const char *ifname, xs_json *arr)
 	struct xs_self self;
 	struct xs_build build;
 	__u32 zero = 0, cache_slots = 0;
+	__u32 flow_entries = 0;
+	bool table_off = false;
 	int fd, err;
 
 	err = xs_open(ifname, &h);
@@ -193,8 +196,8 @@ static int xs_status_one(const char *ifname, xs_json *arr)
 		bpf_obj_get_info_by_fd(fd, &pinfo, &plen);
 		close(fd);
 	}
-	flen = sizeof(finfo);
-	bpf_obj_get_info_by_fd(h.flows_fd, &finfo, &flen);
+	if (!xs_flow_table_entries(&h, &flow_entries) && !flow_entries)
+		table_off = true;
 	/* The flow cache: a block of slots per possible CPU (--flow-cache-size). */
 	fd = xs_obj_get(&h, "xs_flow_cache");
 	if (fd >= 0) {
@@ -203,6 +206,9 @@ static int xs_status_one(const char *ifname, xs_json *arr)
 			cache_slots = cinfo.max_entries / (__u32)h.nr_cpus;
 		close(fd);
 	}
+	/* Off, there is no pin and no flow cache in use. */
+	if (table_off)
+		cache_slots = 0;
 	mp = xdp_multiprog__get_from_ifindex(h.ifindex);
 	if (!libxdp_get_error(mp)) {
 		struct xdp_program *p = xdp_multiprog__main_prog(mp);
@@ -245,7 +251,7 @@ static int xs_status_one(const char *ifname, xs_json *arr)
 		xj_str(o, "seed_digest", digest);
 		xj_str(o, "hash_fields", fields);
 		xj_str(o, "hand_fields", hfields);
-		xj_u64(o, "flow_table_size", finfo.max_entries);
+		xj_u64(o, "flow_table_size", flow_entries);
 		xj_u64(o, "flow_cache_slots", cache_slots);
 		xj_dbl(o, "tcp_timeout_s", xs_ticks_s(self.timeouts.tcp), "%.2f");
 		xj_dbl(o, "fin_timeout_s", xs_ticks_s(self.timeouts.fin), "%.2f");
@@ -259,8 +265,12 @@ static int xs_status_one(const char *ifname, xs_json *arr)
 			printf(" (hand %u, hand fields %s)", pool.hdr.hand_size, hfields);
 		printf(", %u slots, digest %08x\n", pool.hdr.n_buckets, pool.hdr.digest);
 		printf("  hash fields %s, seed digest %08x\n", fields, xs_seed_digest(pool.hdr.seed));
-		printf("  flow table %u entries, flow cache %u slots per CPU\n", finfo.max_entries,
-		       cache_slots);
+		if (table_off)
+			printf("  flow table off (--flow-table-size 0): no pins, every packet "
+			       "decided\n");
+		else
+			printf("  flow table %u entries, flow cache %u slots per CPU\n",
+			       flow_entries, cache_slots);
 		printf("  idle timeouts: tcp %.2fs, after FIN/RST %.2fs, udp and other %.2fs\n",
 		       xs_ticks_s(self.timeouts.tcp), xs_ticks_s(self.timeouts.fin),
 		       xs_ticks_s(self.timeouts.udp));

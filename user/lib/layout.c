@@ -363,6 +363,55 @@ static bool xs_datasec_var(const struct btf *btf, __u32 sec, const char *name, _
 	return false;
 }
 
+int xs_rodata_read(int prog_fd, const char *name, void *val, __u32 size)
+{
+	struct bpf_map_info info = { 0 };
+	unsigned char *data = NULL;
+	struct btf *btf = NULL;
+	__u32 zero = 0, off, vsize, type;
+	int fd, err;
+
+	fd = xs_prog_rodata(prog_fd, &info);
+	if (fd < 0)
+		return fd;
+	data = calloc(1, info.value_size);
+	btf = info.btf_id ? btf__load_from_kernel_by_id(info.btf_id) : NULL;
+	if (!data || !btf || bpf_map_lookup_elem(fd, &zero, data))
+		err = -EIO;
+	else if (!xs_datasec_var(btf, info.btf_value_type_id, name, &off, &vsize, &type))
+		err = -ENOENT;
+	else if (vsize != size || off + size > info.value_size)
+		err = -EPROTO;
+	else
+		err = 0;
+	if (!err)
+		memcpy(val, data + off, size);
+	free(data);
+	btf__free(btf);
+	close(fd);
+	return err;
+}
+
+int xs_flow_table_entries(const struct xs_handle *h, __u32 *entries)
+{
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info);
+	__u8 on = 1;
+	int fd;
+
+	if (bpf_obj_get_info_by_fd(h->flows_fd, &info, &len))
+		return -errno;
+	*entries = info.max_entries;
+	/* --flow-table-size 0 still sizes the map at 1: the program says it is off. */
+	fd = xs_obj_get(h, XS_PIN_PROG_XDP);
+	if (fd >= 0) {
+		if (!xs_rodata_read(fd, "cfg_flow_table", &on, sizeof(on)) && !on)
+			*entries = 0;
+		close(fd);
+	}
+	return 0;
+}
+
 int xs_rodata_carry(int old_prog_fd, struct bpf_object *obj, const char *ifname)
 {
 	const struct btf *nbtf = bpf_object__btf(obj);

@@ -7,6 +7,7 @@
 #define XS_LAYOUT_H
 
 #include <bpf/libbpf.h>
+#include "handle.h"
 
 /*
  * Compare every map of @obj (opened, not loaded) with its pin in @dir: map
@@ -21,5 +22,13 @@ int xs_layout_check(struct bpf_object *obj, const char *dir, const char *ifname)
  * (printed, -EPROTO); one only the new object has keeps its default.
  */
 int xs_rodata_carry(int old_prog_fd, struct bpf_object *obj, const char *ifname);
+/*
+ * The running program @prog_fd's load-time configuration variable @name
+ * (rodata, e.g. "cfg_flow_table"), @size bytes, into @val: 0, or -errno
+ * (-ENOENT: the program has no such variable, -EPROTO: not @size bytes).
+ */
+int xs_rodata_read(int prog_fd, const char *name, void *val, __u32 size);
+/* @h's flow table: its entries, 0 when attached with --flow-table-size 0 (0, or -errno). */
+int xs_flow_table_entries(const struct xs_handle *h, __u32 *entries);
 
 #endif /* XS_LAYOUT_H */

@@ -155,7 +155,7 @@ const struct xs_prom_family xs_dp_families[] = {
 	  "Of those, probes that failed", xs_emit_backend, BE(probe_failures) },
 	{ "xdpsteer_pinned_flows", "gauge", "Live, unexpired flow pins of every target",
 	  xs_emit_iface, SNAP(pinned) },
-	{ "xdpsteer_flow_table_size", "gauge", "The most flow pins the table holds (LRU)",
+	{ "xdpsteer_flow_table_size", "gauge", "The most flow pins the table holds (LRU); 0: the table is off",
 	  xs_emit_iface, SNAP(flow_table_size) },
 	{ "xdpsteer_pool_slots", "gauge", "Slots of the queue targets' pool", xs_emit_iface,
 	  SNAP(slots) },

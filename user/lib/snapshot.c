@@ -10,6 +10,7 @@
 #include "endpoint.h"
 #include "handle.h"
 #include "health_state.h"
+#include "layout.h"
 #include "log.h"
 #include "names.h"
 #include "pool.h"
@@ -104,8 +105,7 @@ int xs_dp_snapshot_read(const char *ifname, struct xs_dp_snapshot *s)
 {
 	struct xs_target *all = calloc(XS_MAX_TARGETS, sizeof(*all));
 	__u32 *pinned = calloc(XS_MAX_TARGETS, sizeof(*pinned));
-	struct bpf_map_info finfo = { 0 };
-	__u32 flen = sizeof(finfo), i;
+	__u32 flow_entries = 0, i;
 	struct xs_pool pool = { 0 };
 	struct xs_handle h;
 	int err;
@@ -127,14 +127,12 @@ int xs_dp_snapshot_read(const char *ifname, struct xs_dp_snapshot *s)
 	err = err ?: xs_pinned_counts(&h, all, pinned);
 	err = err ?: xs_dp_targets(&h, all, pinned, &pool, s);
 	err = err ?: xs_dp_services(&h, all, pinned, s);
-	if (!err && bpf_obj_get_info_by_fd(h.flows_fd, &finfo, &flen)) {
-		err = -errno;
+	if (!err && (err = xs_flow_table_entries(&h, &flow_entries)))
 		pr_warn("%s: cannot read xs_flows' size: %s\n", h.ifname, strerror(-err));
-	}
 	if (!err) {
 		for (i = 0; i < XS_MAX_TARGETS; i++)
 			s->pinned += pinned[i];
-		s->flow_table_size = finfo.max_entries;
+		s->flow_table_size = flow_entries;
 		s->slots = pool.hdr.n_buckets;
 		s->algo = xs_name_of(xs_algo_names, pool.hdr.algo);
 		snprintf(s->digest, sizeof(s->digest), "%08x", pool.hdr.digest);
