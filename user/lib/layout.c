@@ -312,7 +312,7 @@ int xs_layout_check(struct bpf_object *obj, const char *dir, const char *ifname)
 static int xs_prog_rodata(int prog_fd, struct bpf_map_info *info)
 {
 	struct bpf_prog_info pinfo = { 0 };
-	__u32 len = sizeof(pinfo), ids[64], n, i;
+	__u32 len = sizeof(pinfo), ids[64] = { 0 }, n, i;
 	int fd;
 
 	if (bpf_obj_get_info_by_fd(prog_fd, &pinfo, &len))
@@ -363,6 +363,41 @@ static bool xs_datasec_var(const struct btf *btf, __u32 sec, const char *name, _
 	return false;
 }
 
+/*
+ * BTF object @id as the kernel holds it; NULL if it cannot be read. As
+ * btf__load_from_kernel_by_id(), into a zeroed buffer of our own: memcheck
+ * does not know that BPF_OBJ_GET_INFO_BY_FD writes the blob, and a buffer
+ * it sees as written keeps the reads of a running program's BTF out of its
+ * reports (tests/check/valgrind.sh).
+ */
+static struct btf *xs_kernel_btf(__u32 id)
+{
+	struct bpf_btf_info info = { 0 };
+	__u32 len = sizeof(info), size;
+	struct btf *btf = NULL;
+	void *buf = NULL;
+	int fd = bpf_btf_get_fd_by_id(id);
+
+	if (fd < 0)
+		return NULL;
+	if (!bpf_obj_get_info_by_fd(fd, &info, &len) && info.btf_size) {
+		size = info.btf_size;
+		buf = calloc(1, size);
+		memset(&info, 0, sizeof(info));
+		info.btf = (__u64)(unsigned long)buf;
+		info.btf_size = size;
+		len = sizeof(info);
+		if (buf && !bpf_obj_get_info_by_fd(fd, &info, &len) && info.btf_size == size) {
+			btf = btf__new(buf, size);
+			if (libbpf_get_error(btf))
+				btf = NULL;
+		}
+	}
+	free(buf);
+	close(fd);
+	return btf;
+}
+
 int xs_rodata_read(int prog_fd, const char *name, void *val, __u32 size)
 {
 	struct bpf_map_info info = { 0 };
@@ -375,7 +410,7 @@ int xs_rodata_read(int prog_fd, const char *name, void *val, __u32 size)
 	if (fd < 0)
 		return fd;
 	data = calloc(1, info.value_size);
-	btf = info.btf_id ? btf__load_from_kernel_by_id(info.btf_id) : NULL;
+	btf = info.btf_id ? xs_kernel_btf(info.btf_id) : NULL;
 	if (!data || !btf || bpf_map_lookup_elem(fd, &zero, data))
 		err = -EIO;
 	else if (!xs_datasec_var(btf, info.btf_value_type_id, name, &off, &vsize, &type))
@@ -445,7 +480,7 @@ int xs_rodata_carry(int old_prog_fd, struct bpf_object *obj, const char *ifname)
 		return fd < 0 ? fd : -ENOENT;
 	}
 	old = calloc(1, info.value_size);
-	obtf = info.btf_id ? btf__load_from_kernel_by_id(info.btf_id) : NULL;
+	obtf = info.btf_id ? xs_kernel_btf(info.btf_id) : NULL;
 	if (!old || !obtf || bpf_map_lookup_elem(fd, &zero, old)) {
 		pr_warn("%s: cannot read the running program's configuration (rodata %s)\n",
 			ifname, info.name);
