@@ -5,7 +5,8 @@
 #    status reports them, and an upgrade keeps them;
 #  - with the flow table off (--flow-table-size 0), status and the metrics say
 #    so (0 entries, 0 slots), before and after an upgrade, and a one-entry
-#    table is not off;
+#    table is not off; and a plan says that established flows move, or are
+#    kept by second chance, not that pinned flows stay;
 #  - sizes that are not a power of two from 1 to 1048576 are refused with one
 #    line, and nothing is attached.
 # Prints "flowcache: N passed, N failed".
@@ -61,6 +62,26 @@ t_table_off_reported() {
 	attach --flow-table-size 1 >/dev/null
 	assert_eq "status --json: a table of one entry is not off" \
 		"$(xs status "$IF_STEER" --json | pyx '[d[0]["flow_table_size"], d[0]["flow_cache_slots"]]' -)" "[1, 8192]"
+}
+
+# The plan says what a change does to established flows with no table to pin them.
+t_table_off_plan() {
+	local out
+	attach --flow-table-size 0 >/dev/null
+	xs target add "$IF_STEER" cpu 0 >/dev/null
+	out=$(xs target add "$IF_STEER" cpu 1)
+	assert_true "queues: established flows move (got: $out)" \
+		"$(grep -q 'moves queues: .*; no flow table: established flows move with them$' <<<"$out" && echo true)"
+	xs service add "$IF_STEER" 10.77.0.1:80/tcp --encap gue --second-chance on >/dev/null
+	xs backend add "$IF_STEER" 10.77.0.1:80/tcp 10.78.0.1 >/dev/null
+	out=$(xs backend add "$IF_STEER" 10.77.0.1:80/tcp 10.78.0.2)
+	assert_true "gue with second chance: kept for its window (got: $out)" \
+		"$(grep -q 'no flow table: established flows are kept by second chance for 600s$' <<<"$out" && echo true)"
+	attach >/dev/null
+	xs target add "$IF_STEER" cpu 0 >/dev/null
+	out=$(xs target add "$IF_STEER" cpu 1)
+	assert_true "with a flow table: pinned flows stay (got: $out)" \
+		"$(grep -q 'moves queues: .*; pinned flows stay$' <<<"$out" && echo true)"
 }
 
 t_bad_sizes_refused() {

@@ -14,6 +14,7 @@
 #include "check.h"
 #include "chance.h"
 #include "decide.h"
+#include "layout.h"
 #include "log.h"
 #include "neigh.h"
 #include "plan.h"
@@ -58,11 +59,31 @@ static double xs_moved_share(const struct xs_pool *a, const struct xs_pool *b, _
 	return (double)moved / samples;
 }
 
+/*
+ * What happens to established flows of a pool that changes: pinned, they
+ * stay; with no flow table (--flow-table-size 0) only second chance keeps
+ * them, for its window, and nothing else does.
+ */
+static void xs_plan_established(const struct xs_plan_pool *pp, bool table, char *buf,
+				size_t len)
+{
+	if (table)
+		snprintf(buf, len, "pinned flows stay");
+	else if (pp->id && pp->new_svc.second_chance)
+		snprintf(buf, len, "no flow table: established flows are kept by second "
+			 "chance for %us", pp->new_svc.chance_window_s);
+	else
+		snprintf(buf, len, "no flow table: established flows move with them");
+}
+
 static void xs_plan_moves(struct xs_plan *pl)
 {
-	char name[80];
-	__u32 i;
+	char name[80], established[96];
+	__u32 i, entries = 1;
+	bool table;
 
+	/* A table that cannot be read is taken as there: the plan claims no less than before. */
+	table = xs_flow_table_entries(pl->h, &entries) || entries;
 	for (i = 0; i < pl->n; i++) {
 		struct xs_plan_pool *pp = &pl->p[i];
 
@@ -77,10 +98,10 @@ static void xs_plan_moves(struct xs_plan *pl)
 			       xs_pool_live(&pp->old) ? "some" : "no", xs_pool_live(&pp->new));
 			continue;
 		}
-		printf("  moves %s: %.2f%% of new flows change target (%u sampled); pinned "
-		       "flows stay\n", name, 100.0 * xs_moved_share(&pp->old, &pp->new,
-								      XS_PLAN_SAMPLES),
-		       (unsigned int)XS_PLAN_SAMPLES);
+		xs_plan_established(pp, table, established, sizeof(established));
+		printf("  moves %s: %.2f%% of new flows change target (%u sampled); %s\n", name,
+		       100.0 * xs_moved_share(&pp->old, &pp->new, XS_PLAN_SAMPLES),
+		       (unsigned int)XS_PLAN_SAMPLES, established);
 	}
 }
 
