@@ -59,21 +59,11 @@ static __always_inline struct xs_flow_cache_entry *xs_cache_slot(const struct xs
 	return bpf_map_lookup_elem(&xs_flow_cache, &slot);
 }
 
-static __always_inline int xs_flow_key_eq(const struct xs_flow_key *a, const struct xs_flow_key *b)
-{
-	__u64 diff = 0;
-	__u32 i;
-
-	for (i = 0; i < XS_FLOW_KEY_WORDS; i++)
-		diff |= xs_key_word(a, i) ^ xs_key_word(b, i);
-	return !diff;
-}
-
 /*
- * A cache entry's key against the packet's: the entry's key starts its
- * 128-byte slot, so each of its words is one 8-byte load where
- * xs_key_word() needs two loads, a shift and an or (15 of the hit path's
- * instructions).
+ * A cache entry's key against the packet's, on a hit and before a recipe
+ * is stored: the entry's key starts its 128-byte slot, so each of its words
+ * is one 8-byte load where xs_key_word() needs two loads, a shift and an or
+ * (15 of the hit path's instructions).
  */
 _Static_assert(__builtin_offsetof(struct xs_flow_cache_entry, key) == 0 &&
 		       sizeof(struct xs_flow_cache_entry) % 8 == 0,

@@ -108,7 +108,7 @@ static __always_inline int xs_deliver_backend(struct xdp_md *ctx, const struct x
 	r.epoch = epoch;
 	r.ready = 1;
 	if (!hop && cached && cached->pool == id && cached->pin.target == pin->target &&
-	    cached->pin.uid == pin->uid && xs_flow_key_eq(&cached->key, &p->key)) {
+	    cached->pin.uid == pin->uid && xs_cache_key_eq(cached, &p->key)) {
 		cached->recipe = r;
 		xs_count(XS_C_RECIPE_MADE);
 	}

@@ -48,6 +48,24 @@ struct {
 	__type(value, struct bpf_cpumap_val);
 } jh_cpumap SEC(".maps");
 
+/*
+ * The references' whole parse: an IPv4 packet (Ethernet, no tags) and the
+ * four bytes of its ports; NULL for anything else, which they pass.
+ */
+static __always_inline struct iphdr *ref_ipv4(struct xdp_md *ctx, __u32 **ports)
+{
+	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	struct iphdr *ip = data + sizeof(*eth);
+
+	if ((void *)(ip + 1) > end || eth->h_proto != bpf_htons(ETH_P_IP))
+		return NULL;
+	*ports = (void *)ip + ip->ihl * 4;
+	if ((void *)(*ports + 1) > end)
+		return NULL;
+	return ip;
+}
+
 static __always_inline __u32 rol32(__u32 w, int s)
 {
 	return (w << s) | (w >> (32 - s));
@@ -72,15 +90,10 @@ static __always_inline __u32 jhash3(__u32 a, __u32 b, __u32 c, __u32 initval)
 SEC("xdp")
 int xs_jhash_redirect(struct xdp_md *ctx)
 {
-	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
-	struct ethhdr *eth = data;
-	struct iphdr *ip = data + sizeof(*eth);
 	__u32 *ports;
+	struct iphdr *ip = ref_ipv4(ctx, &ports);
 
-	if ((void *)(ip + 1) > end || eth->h_proto != bpf_htons(ETH_P_IP))
-		return XDP_PASS;
-	ports = (void *)ip + ip->ihl * 4;
-	if ((void *)(ports + 1) > end)
+	if (!ip)
 		return XDP_PASS;
 	return bpf_redirect_map(&jh_cpumap, jhash3(ip->saddr, ip->daddr, *ports, 0) % 2, 0);
 }
@@ -115,17 +128,12 @@ struct {
 SEC("xdp")
 int xs_one_lru(struct xdp_md *ctx)
 {
-	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
-	struct ethhdr *eth = data;
-	struct iphdr *ip = data + sizeof(*eth);
 	struct one_key k = {};
 	struct one_val v = {}, *found;
 	__u32 *ports;
+	struct iphdr *ip = ref_ipv4(ctx, &ports);
 
-	if ((void *)(ip + 1) > end || eth->h_proto != bpf_htons(ETH_P_IP))
-		return XDP_PASS;
-	ports = (void *)ip + ip->ihl * 4;
-	if ((void *)(ports + 1) > end)
+	if (!ip)
 		return XDP_PASS;
 	k.saddr = ip->saddr;
 	k.daddr = ip->daddr;
