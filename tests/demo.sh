@@ -114,18 +114,19 @@ main() {
 
 	heading "6. State is pinned in bpffs"
 	show ls "$PIN_ROOT/$IF_STEER"
-	say "" "The published pool (header: algorithm, seed, slots; then one bucket per slot):"
-	printf '\n   $ bpftool map dump pinned %s | head -n 22\n' "$PIN_ROOT/$IF_STEER/pool0"
-	"$BPFTOOL" map dump pinned "$PIN_ROOT/$IF_STEER/pool0" >"$XS_TMP/pool0.txt" 2>&1
-	head -n 22 "$XS_TMP/pool0.txt" | sed 's/^/     /'
-	say "     ..." "Entries 1..N are the buckets (slots), each naming a target id" \
-		"(cpu N is id N; dev targets start at 128):"
+	say "" "The queue pool's header (algorithm, seed, slots) is key 0 of xs_pool_hdrs:"
+	printf '\n   $ bpftool map lookup pinned %s key 0 0 0 0\n' "$PIN_ROOT/$IF_STEER/xs_pool_hdrs"
+	"$BPFTOOL" map lookup pinned "$PIN_ROOT/$IF_STEER/xs_pool_hdrs" key 0 0 0 0 2>&1 |
+		sed 's/^/     /'
+	say "" "and its buckets are pool0, bucket b at key b, each naming a target id:"
+	printf '\n   $ bpftool map dump pinned %s\n' "$PIN_ROOT/$IF_STEER/pool0"
+	"$BPFTOOL" map dump pinned "$PIN_ROOT/$IF_STEER/pool0" 2>&1 | sed 's/^/     /'
+	say "" "Read as slots (cpu N is id N; dev targets start at 128):"
 	"$BPFTOOL" -j map dump pinned "$PIN_ROOT/$IF_STEER/pool0" |
 		"$PYTHON" -c 'import json, sys
 d = [e.get("formatted", e) for e in json.load(sys.stdin)]
 name = lambda t: "empty (removed)" if t == 0xffffffff else "id %d" % t
-print("     " + ", ".join("slot %d -> %s" % (e["key"] - 1, name(e["value"]["bucket"]["target"]))
-                          for e in d if e["key"] > 0))'
+print("     " + ", ".join("slot %d -> %s" % (e["key"], name(e["value"]["target"])) for e in d))'
 
 	heading "7. Clean up"
 	xsteer detach "$IF_STEER"
