@@ -193,8 +193,8 @@ struct xs_bucket {
 
 /*
  * Flow idle time is kept in ticks of 2^20 ns (about 1.05 ms) in 32 bits:
- * bpf_ktime_get_coarse_ns() >> XS_TICK_SHIFT, compared by wrapping
- * subtraction, so a timeout can be up to 2^31 ticks (about 26 days).
+ * bpf_ktime_get_ns() >> XS_TICK_SHIFT, compared by wrapping subtraction
+ * read as signed, so a timeout can be up to 2^31 ticks (about 26 days).
  */
 #define XS_TICK_SHIFT 20
 #define XS_MAX_TIMEOUT_S (7 * 24 * 3600)
@@ -230,7 +230,11 @@ XS_INLINE int xs_pin_expired(const struct xs_flow_pin *pin, __u8 proto, __u32 no
 {
 	__u32 limit = pin->closed ? to->fin : proto == 6 ? to->tcp : to->udp;
 
-	return now - pin->seen > limit;
+	/*
+	 * Signed: a pin stamped a few ticks after @now (another CPU's newer
+	 * xs_now, a reader whose clock lags) is fresh, not 2^32 ticks idle.
+	 */
+	return (__s32)(now - pin->seen) > (__s32)limit;
 }
 
 /* xs_target_stats (per-CPU) value. */

@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "clock.h"
 #include "log.h"
 #include "stats.h"
 
@@ -153,7 +153,6 @@ int xs_pinned_counts(const struct xs_handle *h, const struct xs_target *all, __u
 	struct xs_flow_pin *vals = calloc(CHUNK, sizeof(*vals));
 	__u32 in_batch = 0, out_batch = 0, n, i, now, zero = 0;
 	struct xs_self self;
-	struct timespec ts;
 	bool first = true;
 	int err = 0, rc;
 
@@ -168,8 +167,8 @@ int xs_pinned_counts(const struct xs_handle *h, const struct xs_target *all, __u
 		pr_warn("%s: cannot read xs_self: %s\n", h->ifname, strerror(-err));
 		goto out;
 	}
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	now = (__u32)((((__u64)ts.tv_sec * 1000000000ULL) + (__u64)ts.tv_nsec) >> XS_TICK_SHIFT);
+	/* The clock the program's ticks come from; the coarse one lags it by ms. */
+	now = (__u32)(xs_mono_ns() >> XS_TICK_SHIFT);
 	do {
 		n = CHUNK;
 		rc = bpf_map_lookup_batch(h->flows_fd, first ? NULL : &in_batch, &out_batch, keys,
