@@ -8,10 +8,10 @@
 # connection, with no client error but those it caused before it was out.
 # Restarted, it must come back after rise checks to exactly its old slots
 # (`xdpsteer lookup` of many flows identical to before). A flapping backend
-# is damped; a file re-applied keeps a down backend out; the udp and dns
-# kinds work; bad settings in a file are refused with FILE:LINE, changing
-# nothing; a service below min-healthy has its VIP withdrawn from a bird2
-# router. Needs root; about 85 s; V=1 for detail.
+# is damped; a file re-applied, or a new revision in etcd, keeps a down
+# backend out; the udp and dns kinds work; bad settings in a file are
+# refused with FILE:LINE, changing nothing; a service below min-healthy has
+# its VIP withdrawn from a bird2 router. Needs root; about 95 s; V=1 for detail.
 #
 #   tests/ns/test_health.sh [--list | TEST...]   (default: every t_* function, in order)
 #
@@ -30,6 +30,8 @@ fi
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # shellcheck source=tests/ns/state.sh
 . "$(dirname "${BASH_SOURCE[0]}")/state.sh"
+# shellcheck source=tests/ns/agent_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/agent_lib.sh"
 
 DRIVE=$XS_TOP/tests/ns/health_drive.py
 R=$RUN_ID
@@ -146,6 +148,22 @@ lookups() {
 		--dst "$VIP" --dport "$PORT" --sports "20000-$((20000 + N_LOOKUP - 1))" --src "$CL" \
 		--jobs 2 --out "$1.json"
 	pyx "'\\n'.join('%s %s %s' % (f, v['backend'], v['slot']) for f, v in sorted(d.items()))" "$1.json" >"$1"
+}
+
+# etcd_put URL KEY FILE: FILE's text as KEY's value, through etcd in $NS_LB; prints the revision.
+etcd_put() {
+	run_in "$NS_LB" "$PYTHON" "$XS_TOP/tests/ns/fleet.py" put --etcd "$1" --key "$2" --file "$3"
+}
+
+# wait_agent_status EXPR SECONDS: until EXPR (python, over `agent status` as d) holds.
+wait_agent_status() {
+	local k
+	for ((k = 0; k < $2 * 20; k++)); do
+		[ "$(lb agent status --run-dir "$XS_TMP/run" 2>/dev/null | pyx "$1" - 2>/dev/null)" = true ] && return 0
+		sleep 0.05
+	done
+	lb agent status --run-dir "$XS_TMP/run" || true
+	fail "the agent's status never had: $1"
 }
 
 # ---- tests ---------------------------------------------------------------------
@@ -306,6 +324,55 @@ t_file_mode() {
 	for i in "${BES[@]}"; do unserve "$i"; done
 }
 
+# etcd mode: the agent follows a fleet key (docs/fleet.md) and checks what it
+# names. A dead backend stays out through a new revision, as in file mode:
+# health is an overlay on every commit, whatever the configuration's source.
+t_etcd_mode() {
+	local i r1 r2 dead etcd=http://127.0.0.1:2379 prefix=/xdpsteer/hc-$R
+	T=$XS_TMP/hcetcd
+	dead=$(be4 4)
+	xs_detach_quiet "$NS_LB" "$IF_LB"
+	attach_in "$NS_LB" "$IF_LB" --seed "$SEED" >/dev/null
+	start_etcd etcd "$NS_LB" "$etcd" || fail "etcd did not start"
+	{
+		echo "seed $SEED"
+		echo "service $SVC check tcp interval $INTERVAL timeout $TIMEOUT rise $RISE fall $FALL"
+		for i in "${BES[@]}"; do echo "backend $SVC $(be4 "$i")"; done
+	} >"$T.fleet"
+	r1=$(etcd_put "$etcd" "$prefix/fleet" "$T.fleet")
+	for i in "${BES[@]}"; do serve "$i"; done
+	# No health file of an earlier test: every "up" below is this agent's.
+	rm -f "$XS_TMP/run/health-$IF_LB"
+	agent_start --etcd "$etcd" --prefix "$prefix" --host h1
+	wait_agent_status "d['applied'] == $r1 and d['error'] is None" 10
+	for i in "${BES[@]}"; do wait_health "$(be4 "$i")" up 5; done
+	lookups "$T.before"
+	[ "$(grep -c " $dead " "$T.before")" -gt 0 ] || fail "no flow of $dead among $N_LOOKUP"
+	unserve 4
+	wait_health "$dead" down 5
+	lookups "$T.down"
+	assert_eq "flows of $dead once it is down" "$(grep -c " $dead " "$T.down" || true)" 0
+	# A new revision in etcd, with the backend still dead: applied, and it stays out.
+	echo "# revision two" >>"$T.fleet"
+	r2=$(etcd_put "$etcd" "$prefix/fleet" "$T.fleet")
+	wait_agent_status "d['applied'] == $r2 and d['error'] is None" 10
+	lookups "$T.during"
+	assert_eq "flows of $dead after revision $r2" "$(grep -c " $dead " "$T.during" || true)" 0
+	assert_eq "$dead in the running state after revision $r2" \
+		"$(lb service list "$IF_LB" --json | pyx "[b['health'] for b in d[0]['backends'] if b['backend'] == '$dead'][0]" -)" down
+	assert_eq "flows of live backends that moved" \
+		"$(paste -d' ' "$T.before" "$T.during" | awk -v d="$dead" '$2 != d && $2 != $5' | wc -l)" 0
+	serve 4
+	wait_health "$dead" up 5
+	lookups "$T.after"
+	assert_eq "lookups that differ from before the failure (of $N_LOOKUP)" \
+		"$(diff "$T.before" "$T.after" | grep -c '^<' || true)" 0
+	agent_stop
+	stop_daemon etcd TERM
+	grep "health:\|^plan for" "$T.agent"
+	for i in "${BES[@]}"; do unserve "$i"; done
+}
+
 # The datagram kinds: udp (a payload and the start of its answer) and dns.
 t_udp_dns() {
 	local kind svc i
@@ -462,6 +529,7 @@ main() {
 	trap cleanup_lb EXIT
 	preflight || fatal "$XS_SUITE" "$PREFLIGHT_REASON"
 	command -v ethtool >/dev/null || fatal "$XS_SUITE" "missing tool: ethtool (make deps)"
+	command -v etcd >/dev/null || fatal "$XS_SUITE" "missing tool: etcd (make deps)"
 	decap_preflight
 	setup_health_testbed || fatal "$XS_SUITE" "cannot build the namespace testbed"
 	for t in "${NS_TESTS[@]}"; do
