@@ -57,3 +57,24 @@ start_etcd() {
 	tail -n 20 "$XS_TMP/$name.log"
 	return 1
 }
+
+# etcd_put NS URL KEY FILE: FILE's text as KEY's value, through the etcd at URL
+# as seen from NS; prints the revision it made.
+etcd_put() {
+	run_in "$1" "$PYTHON" "$XS_TOP/tests/ns/fleet.py" put --etcd "$2" --key "$3" --file "$4"
+}
+
+# status RUN_DIR: what the agent behind RUN_DIR says, through its control
+# socket (a path in the file system, so any namespace reaches it).
+status() { "$XS" agent status --run-dir "$1"; }
+
+# wait_status RUN_DIR EXPR [SECONDS]: until EXPR (python, over the status d) holds.
+wait_status() {
+	local i
+	for ((i = 0; i < ${3:-10} * 20; i++)); do
+		[ "$(status "$1" 2>/dev/null | pyx "$2" - 2>/dev/null)" = true ] && { echo "ok: status: $2"; return 0; }
+		sleep 0.05
+	done
+	status "$1" || true
+	fail "status never had: $2"
+}

@@ -23,7 +23,6 @@ fi
 # shellcheck source=tests/ns/agent_lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/agent_lib.sh"
 
-FLEET=$XS_TOP/tests/ns/fleet.py
 SEED=5eed0000000000000000000000a9e470
 VIP=10.9.0.10
 SVC=$VIP:80/tcp
@@ -42,23 +41,11 @@ file() {
 	mv "$f.tmp" "$f"
 	echo "$f"
 }
-# status RUN_DIR: what the agent behind RUN_DIR says, through its control socket.
-status() { xs agent status --run-dir "$1"; }
-# wait_status RUN_DIR EXPR [SECONDS]: until EXPR (python, over the status d) holds.
-wait_status() {
-	local i
-	for ((i = 0; i < ${3:-10} * 20; i++)); do
-		[ "$(status "$1" 2>/dev/null | pyx "$2" - 2>/dev/null)" = true ] && { echo "ok: status: $2"; return 0; }
-		sleep 0.05
-	done
-	status "$1" || true
-	fail "status never had: $2"
-}
 etcdctl_() { run_in "$NS_STEER" etcdctl --endpoints "$ETCD" "$@"; }
 # put KEY TEXT...: one line each; prints the revision.
 put() {
 	printf '%s\n' "${@:2}" >"$XS_TMP/put.txt"
-	run_in "$NS_STEER" "$PYTHON" "$FLEET" put --etcd "$ETCD" --key "$1" --file "$XS_TMP/put.txt"
+	etcd_put "$NS_STEER" "$ETCD" "$1" "$XS_TMP/put.txt"
 }
 status_key() { # HOST: the status key's value, or "" when there is none
 	etcdctl_ get --print-value-only "$PREFIX/status/$1"
@@ -174,7 +161,7 @@ t_etcd_mode() {
 	assert_eq "still announced" "$(bird_routes)" 1
 	# A value that is not text: the parser would stop at its NUL, so it is refused whole.
 	printf 'service %s\0backend %s 10.9.1.9\n' "$SVC" "$SVC" >"$T.nul"
-	rev=$(run_in "$NS_STEER" "$PYTHON" "$FLEET" put --etcd "$ETCD" --key "$PREFIX/fleet" --file "$T.nul")
+	rev=$(etcd_put "$NS_STEER" "$ETCD" "$PREFIX/fleet" "$T.nul")
 	wait_status "$XS_TMP/erun" "d['revision'] == $rev and (d['error'] or '').startswith('etcd:$PREFIX/fleet:1: binary data')"
 	assert_same_state "a value with a NUL byte" "$T.before"
 	rev=$(put "$PREFIX/fleet" "service $SVC" "backend $SVC 10.9.1.1" "backend $SVC 10.9.1.3")

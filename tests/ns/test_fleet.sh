@@ -222,7 +222,7 @@ fleet_conf() {
 	conf "$name" "# the fleet: one service, its backends" "service $SVC" "${lines[@]}"
 }
 # put KEY FILE: write the key; prints the revision.
-put() { fleet put --etcd "$ETCD_LOCAL" --key "$1" --file "$2"; }
+put() { etcd_put "$NS_ET" "$ETCD_LOCAL" "$1" "$2"; }
 # wait_applied REV [HOSTS]: every host reports REV applied, without error.
 wait_applied() {
 	fleet wait --etcd "$ETCD_LOCAL" --prefix "$PREFIX" --hosts "${2:-lb1,lb2,lb3}" \

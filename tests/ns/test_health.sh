@@ -150,20 +150,10 @@ lookups() {
 	pyx "'\\n'.join('%s %s %s' % (f, v['backend'], v['slot']) for f, v in sorted(d.items()))" "$1.json" >"$1"
 }
 
-# etcd_put URL KEY FILE: FILE's text as KEY's value, through etcd in $NS_LB; prints the revision.
-etcd_put() {
-	run_in "$NS_LB" "$PYTHON" "$XS_TOP/tests/ns/fleet.py" put --etcd "$1" --key "$2" --file "$3"
-}
-
-# wait_agent_status EXPR SECONDS: until EXPR (python, over `agent status` as d) holds.
-wait_agent_status() {
-	local k
-	for ((k = 0; k < $2 * 20; k++)); do
-		[ "$(lb agent status --run-dir "$XS_TMP/run" 2>/dev/null | pyx "$1" - 2>/dev/null)" = true ] && return 0
-		sleep 0.05
-	done
-	lb agent status --run-dir "$XS_TMP/run" || true
-	fail "the agent's status never had: $1"
+# moved_live BEFORE AFTER DEAD: flows of backends other than DEAD whose backend
+# differs between two `lookups` files.
+moved_live() {
+	paste -d' ' "$1" "$2" | awk -v d="$3" '$2 != d && $2 != $5' | wc -l
 }
 
 # ---- tests ---------------------------------------------------------------------
@@ -241,7 +231,7 @@ t_kill_restore() {
 	# While it is down, the flows of the four others do not move.
 	lookups "$T.during"
 	assert_eq "flows of live backends that moved while it was down" \
-		"$(paste -d' ' "$T.before" "$T.during" | awk -v d="$dead" '$2 != d && $2 != $5' | wc -l)" 0
+		"$(moved_live "$T.before" "$T.during" "$dead")" 0
 	echo "flows of $dead while it is down: $(grep -c " $dead " "$T.during" || true)"
 	# Restore: up after RISE good checks, in its old slots.
 	t_up=$(now)
@@ -339,12 +329,12 @@ t_etcd_mode() {
 		echo "service $SVC check tcp interval $INTERVAL timeout $TIMEOUT rise $RISE fall $FALL"
 		for i in "${BES[@]}"; do echo "backend $SVC $(be4 "$i")"; done
 	} >"$T.fleet"
-	r1=$(etcd_put "$etcd" "$prefix/fleet" "$T.fleet")
+	r1=$(etcd_put "$NS_LB" "$etcd" "$prefix/fleet" "$T.fleet")
 	for i in "${BES[@]}"; do serve "$i"; done
 	# No health file of an earlier test: every "up" below is this agent's.
 	rm -f "$XS_TMP/run/health-$IF_LB"
 	agent_start --etcd "$etcd" --prefix "$prefix" --host h1
-	wait_agent_status "d['applied'] == $r1 and d['error'] is None" 10
+	wait_status "$XS_TMP/run" "d['applied'] == $r1 and d['error'] is None" 10
 	for i in "${BES[@]}"; do wait_health "$(be4 "$i")" up 5; done
 	lookups "$T.before"
 	[ "$(grep -c " $dead " "$T.before")" -gt 0 ] || fail "no flow of $dead among $N_LOOKUP"
@@ -354,14 +344,14 @@ t_etcd_mode() {
 	assert_eq "flows of $dead once it is down" "$(grep -c " $dead " "$T.down" || true)" 0
 	# A new revision in etcd, with the backend still dead: applied, and it stays out.
 	echo "# revision two" >>"$T.fleet"
-	r2=$(etcd_put "$etcd" "$prefix/fleet" "$T.fleet")
-	wait_agent_status "d['applied'] == $r2 and d['error'] is None" 10
+	r2=$(etcd_put "$NS_LB" "$etcd" "$prefix/fleet" "$T.fleet")
+	wait_status "$XS_TMP/run" "d['applied'] == $r2 and d['error'] is None" 10
 	lookups "$T.during"
 	assert_eq "flows of $dead after revision $r2" "$(grep -c " $dead " "$T.during" || true)" 0
 	assert_eq "$dead in the running state after revision $r2" \
 		"$(lb service list "$IF_LB" --json | pyx "[b['health'] for b in d[0]['backends'] if b['backend'] == '$dead'][0]" -)" down
 	assert_eq "flows of live backends that moved" \
-		"$(paste -d' ' "$T.before" "$T.during" | awk -v d="$dead" '$2 != d && $2 != $5' | wc -l)" 0
+		"$(moved_live "$T.before" "$T.during" "$dead")" 0
 	serve 4
 	wait_health "$dead" up 5
 	lookups "$T.after"

@@ -9,6 +9,11 @@
 __u64 xs_clock_period_ns(const struct xs_timeouts *to);
 /* CLOCK_MONOTONIC in ns: the clock bpf_ktime_get_ns() and the coarse variant read. */
 __u64 xs_mono_ns(void);
+/* Flow time now, in ticks, as the clock program stamps xs_now and pins' seen. */
+static inline __u32 xs_tick_now(void)
+{
+	return (__u32)(xs_mono_ns() >> XS_TICK_SHIFT);
+}
 /* The same in ms, for the agent's deadlines. */
 static inline long long xs_mono_ms(void)
 {

@@ -167,8 +167,8 @@ int xs_pinned_counts(const struct xs_handle *h, const struct xs_target *all, __u
 		pr_warn("%s: cannot read xs_self: %s\n", h->ifname, strerror(-err));
 		goto out;
 	}
-	/* The clock the program's ticks come from; the coarse one lags it by ms. */
-	now = (__u32)(xs_mono_ns() >> XS_TICK_SHIFT);
+	/* The program's own clock: CLOCK_MONOTONIC_COARSE lags it by ms. */
+	now = xs_tick_now();
 	do {
 		n = CHUNK;
 		rc = bpf_map_lookup_batch(h->flows_fd, first ? NULL : &in_batch, &out_batch, keys,

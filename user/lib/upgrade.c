@@ -112,12 +112,6 @@ static int xs_repin(int fd, const char *dir, const char *name)
 	return err;
 }
 
-/* Flow time now, as the clock program stamps it: CLOCK_MONOTONIC is bpf_ktime_get_ns(). */
-static __u32 xs_tick_now(void)
-{
-	return (__u32)(xs_mono_ns() >> XS_TICK_SHIFT);
-}
-
 /*
  * The flow clock, moved to the new program: the element update frees the old
  * timer (the kernel cancels a timer whose map value is overwritten), then
