@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
+#include "base64.h"
 #include "clock.h"
 #include "log.h"
 #include "state.h"

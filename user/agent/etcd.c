@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * The etcd v3 JSON gateway client (etcd.h). One easy handle serves every
- * unary request and keeps its connection; the watch is a second handle on a
- * multi handle, its response a stream of JSON objects that json-c parses as
- * the bytes arrive.
+ * The etcd v3 JSON gateway client (etcd.h): the connection, its unary
+ * requests and its life cycle. One easy handle serves every unary request and
+ * keeps its connection; the watch (etcd_watch.c) is a second handle on a
+ * multi handle.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -12,122 +12,16 @@
 #include <string.h>
 #include <curl/curl.h>
 #include <json-c/json.h>
-#include "etcd.h"
+#include "base64.h"
+#include "etcd_conn.h"
 
-#define XS_ETCD_MAX_ENDPOINTS 8
-#define XS_ETCD_MAX_BODY (64 << 20)
-
-/* gRPC status codes the gateway passes on. */
-#define XS_GRPC_NOT_FOUND 5
-#define XS_GRPC_OUT_OF_RANGE 11
-
-struct xs_buf {
-	char *p;
-	size_t len, cap;
-};
-
-struct xs_etcd {
-	char *eps[XS_ETCD_MAX_ENDPOINTS];
-	int n_eps, cur;
-	char *cacert, *cert, *key, *user, *password;
-	char *token;			/* from /v3/auth/authenticate, when a user is set */
-	char err[512];
-	CURL *unary;
-	struct xs_buf resp;
-	CURLM *multi;
-	CURL *watch;
-	char *watch_body;
-	struct curl_slist *watch_hdrs;
-	json_tokener *tok;
-	bool watching;
-	bool watch_failed;		/* the stream carried an error or could not be parsed */
-	struct json_object **queue;	/* parsed, not yet delivered */
-	size_t n_queue, cap_queue;
-	xs_etcd_watch_fn fn;
-	void *ctx;
-};
-
-static void xs_etcd_err(struct xs_etcd *e, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void xs_etcd_err(struct xs_etcd *e, const char *fmt, ...)
+void xs_etcd_err(struct xs_etcd *e, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(e->err, sizeof(e->err), fmt, ap);
 	va_end(ap);
-}
-
-/* ---- base64 ---------------------------------------------------------------- */
-
-static const char xs_b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-char *xs_base64_encode(const void *data, size_t len)
-{
-	const unsigned char *s = data;
-	char *out = malloc((len + 2) / 3 * 4 + 1), *o = out;
-	size_t i;
-
-	if (!out)
-		return NULL;
-	for (i = 0; i + 2 < len; i += 3) {
-		*o++ = xs_b64[s[i] >> 2];
-		*o++ = xs_b64[((s[i] & 3) << 4) | (s[i + 1] >> 4)];
-		*o++ = xs_b64[((s[i + 1] & 15) << 2) | (s[i + 2] >> 6)];
-		*o++ = xs_b64[s[i + 2] & 63];
-	}
-	if (i < len) {
-		*o++ = xs_b64[s[i] >> 2];
-		if (i + 1 < len) {
-			*o++ = xs_b64[((s[i] & 3) << 4) | (s[i + 1] >> 4)];
-			*o++ = xs_b64[(s[i + 1] & 15) << 2];
-		} else {
-			*o++ = xs_b64[(s[i] & 3) << 4];
-			*o++ = '=';
-		}
-		*o++ = '=';
-	}
-	*o = 0;
-	return out;
-}
-
-static int xs_b64_val(char c)
-{
-	const char *p = c ? strchr(xs_b64, c) : NULL;
-
-	return p ? (int)(p - xs_b64) : -1;
-}
-
-char *xs_base64_decode(const char *s, size_t *len)
-{
-	size_t n = strlen(s), i, o = 0;
-	char *out;
-
-	if (n % 4)
-		return NULL;
-	out = malloc(n / 4 * 3 + 1);
-	if (!out)
-		return NULL;
-	for (i = 0; i < n; i += 4) {
-		int a = xs_b64_val(s[i]), b = xs_b64_val(s[i + 1]);
-		int c = s[i + 2] == '=' ? 0 : xs_b64_val(s[i + 2]);
-		int d = s[i + 3] == '=' ? 0 : xs_b64_val(s[i + 3]);
-		bool last = i + 4 == n;
-
-		if (a < 0 || b < 0 || c < 0 || d < 0 || (!last && (s[i + 2] == '=' || s[i + 3] == '=')) ||
-		    (s[i + 2] == '=' && s[i + 3] != '=')) {
-			free(out);
-			return NULL;
-		}
-		out[o++] = (char)((a << 2) | (b >> 4));
-		if (s[i + 2] != '=')
-			out[o++] = (char)(((b & 15) << 4) | (c >> 2));
-		if (s[i + 3] != '=')
-			out[o++] = (char)(((c & 3) << 6) | d);
-	}
-	out[o] = 0;
-	*len = o;
-	return out;
 }
 
 /* ---- plumbing -------------------------------------------------------------- */
@@ -173,7 +67,7 @@ static size_t xs_buf_write(char *data, size_t size, size_t nmemb, void *arg)
 }
 
 /* Options every request shares: TLS material, no signals, bounded connects. */
-static void xs_etcd_setup(const struct xs_etcd *e, CURL *c, const char *path)
+void xs_etcd_setup(const struct xs_etcd *e, CURL *c, const char *path)
 {
 	char url[1024];
 
@@ -193,7 +87,7 @@ static void xs_etcd_setup(const struct xs_etcd *e, CURL *c, const char *path)
 		curl_easy_setopt(c, CURLOPT_SSLKEY, e->key);
 }
 
-static struct curl_slist *xs_etcd_headers(const struct xs_etcd *e)
+struct curl_slist *xs_etcd_headers(const struct xs_etcd *e)
 {
 	struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
 	char auth[1024];
@@ -206,7 +100,7 @@ static struct curl_slist *xs_etcd_headers(const struct xs_etcd *e)
 }
 
 /* An error answer: {"error": "...", "message": "...", "code": N}. The gRPC code, or -1. */
-static int xs_etcd_answer_error(struct xs_etcd *e, struct json_object *o, long http)
+int xs_etcd_answer_error(struct xs_etcd *e, struct json_object *o, long http)
 {
 	struct json_object *v, *msg = NULL;
 
@@ -280,7 +174,7 @@ static int xs_etcd_post(struct xs_etcd *e, const char *path, struct json_object 
 	return 0;
 }
 
-static int xs_etcd_authenticate(struct xs_etcd *e)
+int xs_etcd_authenticate(struct xs_etcd *e)
 {
 	struct json_object *body = json_object_new_object(), *o, *v;
 	int err, code;
@@ -334,7 +228,7 @@ long long xs_etcd_i64(struct json_object *o, const char *name)
 	return o && json_object_object_get_ex(o, name, &v) ? (long long)json_object_get_int64(v) : 0;
 }
 
-static void xs_json_add_b64(struct json_object *o, const char *name, const char *s, size_t len)
+void xs_json_add_b64(struct json_object *o, const char *name, const char *s, size_t len)
 {
 	char *b = xs_base64_encode(s, len);
 
@@ -342,7 +236,7 @@ static void xs_json_add_b64(struct json_object *o, const char *name, const char 
 	free(b);
 }
 
-static void xs_json_add_i64(struct json_object *o, const char *name, long long v)
+void xs_json_add_i64(struct json_object *o, const char *name, long long v)
 {
 	char s[24];
 
@@ -455,186 +349,6 @@ int xs_etcd_lease_revoke(struct xs_etcd *e, long long id)
 	json_object_put(body);
 	json_object_put(o);
 	return err;
-}
-
-/* ---- the watch stream ------------------------------------------------------- */
-
-static void xs_etcd_queue(struct xs_etcd *e, struct json_object *o)
-{
-	struct json_object *r;
-
-	if (!json_object_object_get_ex(o, "result", &r)) {
-		/* The stream ended in an error: say why, and let the caller start over. */
-		xs_etcd_answer_error(e, o, 200);
-		free(e->token);
-		e->token = NULL; /* perhaps expired: the next watch takes a new one */
-		e->watch_failed = true;
-		json_object_put(o);
-		return;
-	}
-	if (e->n_queue == e->cap_queue) {
-		size_t cap = e->cap_queue ? 2 * e->cap_queue : 16;
-		struct json_object **q = realloc(e->queue, cap * sizeof(struct json_object *));
-
-		if (!q) {
-			xs_etcd_err(e, "out of memory");
-			e->watch_failed = true;
-			json_object_put(o);
-			return;
-		}
-		e->queue = q;
-		e->cap_queue = cap;
-	}
-	e->queue[e->n_queue++] = o;
-}
-
-/* Bytes of the stream: as many whole messages as they complete, queued. */
-static size_t xs_watch_write(char *data, size_t size, size_t nmemb, void *arg)
-{
-	struct xs_etcd *e = arg;
-	size_t n = size * nmemb, off = 0;
-
-	while (off < n && !e->watch_failed) {
-		struct json_object *o = json_tokener_parse_ex(e->tok, data + off, (int)(n - off));
-		enum json_tokener_error jerr = json_tokener_get_error(e->tok);
-		size_t used = json_tokener_get_parse_end(e->tok);
-
-		if (o) {
-			xs_etcd_queue(e, o);
-			json_tokener_reset(e->tok);
-		} else if (jerr == json_tokener_continue) {
-			return n;
-		} else {
-			xs_etcd_err(e, "%s: watch stream: %s", e->eps[e->cur],
-				    json_tokener_error_desc(jerr));
-			e->watch_failed = true;
-			break;
-		}
-		off += used ? used : n - off;
-	}
-	return e->watch_failed ? 0 : n;
-}
-
-void xs_etcd_watch_stop(struct xs_etcd *e)
-{
-	size_t i;
-
-	if (e->watch) {
-		curl_multi_remove_handle(e->multi, e->watch);
-		curl_easy_cleanup(e->watch);
-		e->watch = NULL;
-	}
-	curl_slist_free_all(e->watch_hdrs);
-	e->watch_hdrs = NULL;
-	free(e->watch_body);
-	e->watch_body = NULL;
-	for (i = 0; i < e->n_queue; i++)
-		json_object_put(e->queue[i]);
-	e->n_queue = 0;
-	e->watching = false;
-}
-
-int xs_etcd_watch(struct xs_etcd *e, const char *prefix, long long start, xs_etcd_watch_fn fn,
-		  void *ctx)
-{
-	struct json_object *body = json_object_new_object(), *req = json_object_new_object();
-	size_t len = strlen(prefix);
-	char *end = strdup(prefix);
-
-	xs_etcd_watch_stop(e);
-	if (!end || !len) {
-		free(end);
-		json_object_put(body);
-		json_object_put(req);
-		return -EINVAL;
-	}
-	/* The range end of a prefix: the prefix with its last byte plus one. */
-	end[len - 1]++;
-	xs_json_add_b64(req, "key", prefix, len);
-	xs_json_add_b64(req, "range_end", end, len);
-	xs_json_add_i64(req, "start_revision", start);
-	json_object_object_add(req, "progress_notify", json_object_new_boolean(1));
-	json_object_object_add(body, "create_request", req);
-	free(end);
-	e->watch_body = strdup(json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN));
-	json_object_put(body);
-	if (e->user && !e->token && xs_etcd_authenticate(e))
-		return -EIO;
-	e->watch = curl_easy_init();
-	if (!e->watch || !e->watch_body) {
-		xs_etcd_watch_stop(e);
-		return -ENOMEM;
-	}
-	json_tokener_reset(e->tok);
-	e->watch_failed = false;
-	e->fn = fn;
-	e->ctx = ctx;
-	xs_etcd_setup(e, e->watch, "/v3/watch");
-	e->watch_hdrs = xs_etcd_headers(e);
-	curl_easy_setopt(e->watch, CURLOPT_HTTPHEADER, e->watch_hdrs);
-	curl_easy_setopt(e->watch, CURLOPT_POSTFIELDS, e->watch_body);
-	curl_easy_setopt(e->watch, CURLOPT_WRITEFUNCTION, xs_watch_write);
-	curl_easy_setopt(e->watch, CURLOPT_WRITEDATA, e);
-	if (curl_multi_add_handle(e->multi, e->watch) != CURLM_OK) {
-		xs_etcd_watch_stop(e);
-		return -ENOMEM;
-	}
-	e->watching = true;
-	return 0;
-}
-
-bool xs_etcd_watching(const struct xs_etcd *e)
-{
-	return e->watching;
-}
-
-int xs_etcd_wait(struct xs_etcd *e, struct pollfd *fds, unsigned int n, int timeout_ms)
-{
-	struct curl_waitfd w[16];
-	struct CURLMsg *m;
-	int running, left;
-	unsigned int i;
-	size_t k;
-
-	if (n > sizeof(w) / sizeof(w[0]))
-		return -EINVAL;
-	for (i = 0; i < n; i++)
-		w[i] = (struct curl_waitfd){ .fd = fds[i].fd, .events = fds[i].events };
-	if (curl_multi_poll(e->multi, w, n, timeout_ms, NULL) != CURLM_OK)
-		return -EIO;
-	for (i = 0; i < n; i++)
-		fds[i].revents = w[i].revents;
-	curl_multi_perform(e->multi, &running);
-	while ((m = curl_multi_info_read(e->multi, &left))) {
-		long http = 0;
-
-		if (m->msg != CURLMSG_DONE || m->easy_handle != e->watch)
-			continue;
-		curl_easy_getinfo(e->watch, CURLINFO_RESPONSE_CODE, &http);
-		if (m->data.result != CURLE_OK && !e->watch_failed)
-			xs_etcd_err(e, "%s: watch: %s", e->eps[e->cur],
-				    curl_easy_strerror(m->data.result));
-		else if (!e->watch_failed)
-			xs_etcd_err(e, "%s: the watch stream ended (HTTP status %ld)",
-				    e->eps[e->cur], http);
-		if (m->data.result == CURLE_COULDNT_CONNECT ||
-		    m->data.result == CURLE_OPERATION_TIMEDOUT)
-			e->cur = (e->cur + 1) % e->n_eps;
-		e->watching = false;
-	}
-	if (e->watch_failed)
-		e->watching = false;
-	/* Deliver after curl is done with the stream: the callback may stop the watch. */
-	for (k = 0; k < e->n_queue; k++) {
-		struct json_object *o = e->queue[k], *r;
-
-		e->queue[k] = NULL;
-		if (json_object_object_get_ex(o, "result", &r) && e->watch)
-			e->fn(e->ctx, r);
-		json_object_put(o);
-	}
-	e->n_queue = 0;
-	return 0;
 }
 
 /* ---- life cycle -------------------------------------------------------------- */

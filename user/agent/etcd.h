@@ -85,9 +85,4 @@ int xs_etcd_wait(struct xs_etcd *e, struct pollfd *fds, unsigned int n, int time
 /* A 64-bit field of @o, which the gateway writes as a string; 0 when absent. */
 long long xs_etcd_i64(struct json_object *o, const char *name);
 
-/* Base64 (RFC 4648, padded) as etcd's gateway writes keys and values. */
-char *xs_base64_encode(const void *data, size_t len);
-/* NULL on bad input; *@len the decoded length; NUL-terminated. */
-char *xs_base64_decode(const char *s, size_t *len);
-
 #endif /* XS_ETCD_H */

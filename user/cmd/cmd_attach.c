@@ -16,7 +16,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "json.h"
-#include "layout.h"
+#include "rodata.h"
 #include "log.h"
 #include "names.h"
 #include "pool.h"

@@ -14,7 +14,7 @@
 #include "check.h"
 #include "chance.h"
 #include "decide.h"
-#include "layout.h"
+#include "rodata.h"
 #include "log.h"
 #include "neigh.h"
 #include "plan.h"

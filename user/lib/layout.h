@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * What an upgrade keeps: the pinned maps, if the new object's maps have the
- * same layout, and the running program's load-time configuration (rodata).
+ * same layout, and the running program's load-time configuration (rodata,
+ * read through rodata.h).
  */
 #ifndef XS_LAYOUT_H
 #define XS_LAYOUT_H
@@ -22,13 +23,4 @@ int xs_layout_check(struct bpf_object *obj, const char *dir, const char *ifname)
  * (printed, -EPROTO); one only the new object has keeps its default.
  */
 int xs_rodata_carry(int old_prog_fd, struct bpf_object *obj, const char *ifname);
-/*
- * The running program @prog_fd's load-time configuration variable @name
- * (rodata, e.g. "cfg_flow_table"), @size bytes, into @val: 0, or -errno
- * (-ENOENT: the program has no such variable, -EPROTO: not @size bytes).
- */
-int xs_rodata_read(int prog_fd, const char *name, void *val, __u32 size);
-/* @h's flow table: its entries, 0 when attached with --flow-table-size 0 (0, or -errno). */
-int xs_flow_table_entries(const struct xs_handle *h, __u32 *entries);
-
 #endif /* XS_LAYOUT_H */

@@ -10,7 +10,7 @@
 #include "endpoint.h"
 #include "handle.h"
 #include "health_state.h"
-#include "layout.h"
+#include "rodata.h"
 #include "log.h"
 #include "names.h"
 #include "pool.h"
