@@ -1,0 +1,52 @@
+#!/bin/bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# The documents' examples, run: every `# xdpsteer ...` block of README.md's
+# tour runs in order on a testbed (eth1 is the steering veth, eth2 a
+# dev-target veth) and must print what the README shows, line by line, with
+# run-specific values (an ifindex) put to placeholders on both sides
+# (tests/ns/examples.py says which, and what is not run). Needs root;
+# about 10 s; V=1 for detail.
+#
+#   tests/ns/test_examples.sh [--list | TEST...]   (default: every t_* function, in order)
+set -euo pipefail
+
+XS_SUITE=examples
+if [ -z "${XS_NS_WATCHDOG:-}" ]; then
+	export XS_NS_WATCHDOG=1
+	exec timeout -k 20 "${XS_NS_TIMEOUT:-180}" bash "$0" "$@"
+fi
+
+# shellcheck source=tests/ns/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+EXAMPLES=$XS_TOP/tests/ns/examples.py
+DEV_A=${DEV_PREFIX}a
+
+# run_examples DOC: DOC's examples on the testbed, from a fresh directory.
+run_examples() {
+	local dir=$XS_TMP/$(basename "$1").d
+	mkdir -p "$dir"
+	"$PYTHON" "$EXAMPLES" --doc "$XS_TOP/$1" --ns "$NS_STEER" --xs "$XS" --dir "$dir" \
+		--map eth1="$IF_STEER" --map eth2="$DEV_A"
+}
+
+# README.md's five-minute tour, from attach to apply.
+t_readme_tour() {
+	echo "$NS_STEER $IF_STEER" >>"$XS_TMP/attached"
+	run_examples README.md || fail "README.md's tour differs from the binary (above)"
+	echo "ok: every example of README.md's tour printed what the README shows"
+}
+
+ns_select "$@"
+install_trap
+preflight || fatal examples "$PREFLIGHT_REASON"
+setup_testbed || fatal examples "cannot build the testbed"
+add_dev_target_if a || fatal examples "cannot add $DEV_A"
+# The tour's backends (192.168.1.0/24) are reached through the steering veth.
+ip -n "$NS_STEER" route add 192.168.1.0/24 dev "$IF_STEER"
+
+for t in "${NS_TESTS[@]}"; do
+	run_test "$t" "t_$t"
+done
+finish examples
