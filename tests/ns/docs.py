@@ -20,9 +20,10 @@ object (`target`: all its commands) or one command (`target add`).
 
 `check` also compares man/xdpsteer.conf.5.scd's FORMAT entries with the
 file's key tables (`help --doc keys`): every key documented on its object's
-line, no key documented that the parser refuses. It prints what differs and
-exits 1; `write` rewrites the regions (the key check is not generated: it
-only fails).
+line, no key documented that the parser refuses; and finds every option of
+the table described in docs/*.md. It prints what differs and exits 1;
+`write` rewrites the regions (the other checks are not generated: they only
+fail).
 """
 import argparse
 import difflib
@@ -115,6 +116,26 @@ def check_coverage(cli, texts):
     return len(bad)
 
 
+def check_options(cli):
+    """Every option of the table is described somewhere in docs/*.md, outside
+    the generated synopses: as `--NAME`, or, being also a file key, as
+    `NAME` (health.md's check keys, configuration.md's places)."""
+    import glob
+    opts = sorted(set(re.findall(r"\[--([a-z0-9-]+)", doc(cli, "markdown", ""))))
+    keys = {line.split()[1] for line in doc(cli, "keys", "").splitlines()}
+    text = "".join(open(f).read() for f in sorted(glob.glob(os.path.join(TOP, "docs/*.md"))))
+    text = re.sub(r"<!-- synopsis: begin.*?<!-- synopsis: end -->", "", text, flags=re.S)
+    bad = 0
+    for o in opts:
+        if re.search(r"--%s(?![a-z0-9-])" % re.escape(o), text):
+            continue
+        if o in keys and re.search(r"`%s[` ]" % re.escape(o), text):
+            continue
+        print("docs/*.md: option --%s is in the command table, but no doc describes it" % o)
+        bad += 1
+    return bad
+
+
 # ---- xdpsteer.conf(5) against the key tables ------------------------------
 
 def documented_keys(path):
@@ -164,14 +185,15 @@ def main():
     ap.add_argument("mode", choices=["write", "check"])
     ap.add_argument("--cli", required=True)
     ap.add_argument("--stage", required=True, help="a make install DESTDIR")
-    ap.add_argument("--what", choices=["all", "regions", "keys"], default="all",
-                    help="check: the generated regions, the conf keys, or both")
+    ap.add_argument("--what", choices=["all", "regions", "keys", "options"], default="all",
+                    help="check: the generated regions, the conf keys, the options "
+                    "described, or all")
     args = ap.parse_args()
     if not os.path.isfile(os.path.join(args.stage, "usr/local/sbin/xdpsteer")):
         sys.exit("docs.py: %s holds no make install DESTDIR=%s (PREFIX=/usr/local)" %
                  (args.stage, args.stage))
     bad, texts = 0, {}
-    for rel in FILES if args.what != "keys" else []:
+    for rel in FILES if args.what in ("all", "regions") else []:
         path = os.path.join(TOP, rel)
         old = open(path).read()
         new = regenerate(rel, old, args)
@@ -191,10 +213,12 @@ def main():
         if bad:
             print("docs.py: %d file(s) differ from what %s prints: run make docs" %
                   (bad, args.cli))
-        if args.what != "keys":
+        if args.what in ("all", "regions"):
             bad += check_coverage(args.cli, texts)
-        if args.what != "regions":
+        if args.what in ("all", "keys"):
             bad += check_keys(args.cli)
+        if args.what in ("all", "options"):
+            bad += check_options(args.cli)
     return 1 if bad else 0
 
 

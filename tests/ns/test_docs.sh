@@ -6,6 +6,7 @@
 # make install print (tests/ns/docs.py compares every region between its
 # markers, and prints the diff and "run make docs" when one differs); the
 # keys of xdpsteer.conf(5) are the parser's key tables, no more, no fewer;
+# every option is described somewhere in docs/;
 # and help --doc refuses a format it does not know. No namespace; about 10 s.
 #
 #   tests/ns/test_docs.sh [--list | TEST...]   (default: every t_* function, in order)
@@ -45,6 +46,14 @@ t_conf_keys() {
 	"$PYTHON" "$DOCS_PY" check --what keys --cli "$XS" --stage "$STAGE" ||
 		fail "xdpsteer.conf(5) and the key tables differ (above)"
 	echo "ok: xdpsteer.conf(5) documents exactly the parser's keys"
+}
+
+# Every option of the command table is described in docs/*.md beyond the
+# synopses (a new option with no words about it fails).
+t_options_described() {
+	"$PYTHON" "$DOCS_PY" check --what options --cli "$XS" --stage "$STAGE" ||
+		fail "options the docs do not describe (above)"
+	echo "ok: every option is described in docs/"
 }
 
 # help --doc: each format prints a line per command, and a bad one is a usage error.
