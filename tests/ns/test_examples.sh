@@ -5,7 +5,8 @@
 # tour runs in order on a testbed (eth1 is the steering veth, eth2 a
 # dev-target veth) and must print what the README shows, line by line, with
 # run-specific values (an ifindex) put to placeholders on both sides
-# (tests/ns/examples.py says which, and what is not run). Needs root;
+# (tests/ns/examples.py says which, and what is not run); and the
+# EXAMPLES of xdpsteer(8) run, each exiting 0. Needs root;
 # about 10 s; V=1 for detail.
 #
 #   tests/ns/test_examples.sh [--list | TEST...]   (default: every t_* function, in order)
@@ -23,12 +24,12 @@ fi
 EXAMPLES=$XS_TOP/tests/ns/examples.py
 DEV_A=${DEV_PREFIX}a
 
-# run_examples DOC: DOC's examples on the testbed, from a fresh directory.
+# run_examples DOC [ARGS]: DOC's examples on the testbed, from a fresh directory.
 run_examples() {
 	local dir=$XS_TMP/$(basename "$1").d
 	mkdir -p "$dir"
 	"$PYTHON" "$EXAMPLES" --doc "$XS_TOP/$1" --ns "$NS_STEER" --xs "$XS" --dir "$dir" \
-		--map eth1="$IF_STEER" --map eth2="$DEV_A"
+		--map eth1="$IF_STEER" --map eth2="$DEV_A" "${@:2}"
 }
 
 # README.md's five-minute tour, from attach to apply.
@@ -36,6 +37,15 @@ t_readme_tour() {
 	echo "$NS_STEER $IF_STEER" >>"$XS_TMP/attached"
 	run_examples README.md || fail "README.md's tour differs from the binary (above)"
 	echo "ok: every example of README.md's tour printed what the README shows"
+}
+
+# xdpsteer(8)'s EXAMPLES, from a fresh attachment: each exits 0 (they show
+# no output to compare).
+t_man_examples() {
+	xs_detach_quiet "$NS_STEER" "$IF_STEER"
+	echo "$NS_STEER $IF_STEER" >>"$XS_TMP/attached"
+	run_examples man/xdpsteer.8.scd --run-only || fail "xdpsteer(8)'s EXAMPLES fail (above)"
+	echo "ok: every example of xdpsteer(8) ran"
 }
 
 ns_select "$@"
