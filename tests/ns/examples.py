@@ -3,7 +3,7 @@
 """Run the examples of a document and compare their output with the document's.
 
     examples.py --doc README.md --ns NS --xs BUILD/xdpsteer --dir DIR \\
-                --map eth1=IFACE --map eth2=IFACE2 [--list]
+                --map eth1=IFACE --map eth2=IFACE2 [--prompt $] [--until WORDS] [--list]
 
 An example is a code block of root-prompt lines: `# COMMAND`, then the lines
 it prints. The examples run in order, in one shell per command inside
@@ -14,14 +14,19 @@ with `xdpsteer` on the PATH meaning --xs. What is run and compared:
   commands and in the printed lines alike.
 - Run-specific values are replaced by a placeholder on both sides before
   the comparison (PLACEHOLDERS below: an ifindex, a prog id).
-- A command whose block shows no output must exit 0; its output is not
+- A command whose shown output starts `xdpsteer: ` (an error) must exit
+  non-zero and print those lines. Any other whose block shows no output
+  must exit 0; its output is not
   compared (the document leaves it out). A document none of whose examples
   shows output fails, unless --run-only (xdpsteer(8)'s EXAMPLES). One that shows output must exit 0
   and print exactly those lines, stdout and stderr together.
 - `# mount -t bpf ...` is not run (the testbed has bpffs); `# $EDITOR FILE`
   runs the edit its comment describes, from EDITS below; `# xdpsteer agent
   ...` is not run (a daemon that runs until stopped; test_agent.sh runs
-  it), nor is `# systemctl ...`.
+  it), nor are `# systemctl ...` and `version` (its commit and hashes).
+- --prompt $ reads `$ COMMAND` blocks instead (docs/usage.md's); --until
+  WORDS stops after the first command that starts with WORDS (a document
+  run as the setup of another, in the same --dir).
 
 Exit 0 when every example matched, else 1 with each difference printed.
 """
@@ -53,26 +58,31 @@ SKIP = [
     ("mount -t bpf", "the testbed mounts bpffs"),
     ("xdpsteer agent", "a daemon: it runs until stopped (test_agent.sh runs it)"),
     ("systemctl", "needs systemd and the installed unit (test_cli.sh verifies the unit)"),
+    ("xdpsteer version", "build-specific: the commit and the objects' SHA-256"),
 ]
 
 
-def examples(path):
-    """[(line number, command, [expected lines])] of every root-prompt block:
-    a block whose first line is `# COMMAND` (a block of bare commands, with
-    `# ...` comments, is not one)."""
-    out, block, cur = [], None, None
+def examples(path, prompt="#"):
+    """[(line number, command, [expected lines])] of every block whose first
+    line is `PROMPT COMMAND` (a block of bare commands, with `# ...`
+    comments, is not one). A block indented in a list item is read without
+    its indent."""
+    out, block, cur, indent = [], None, None, ""
+    pre = prompt + " "
     for n, line in enumerate(open(path).read().splitlines(), 1):
-        if line.startswith("```"):
+        if line.lstrip().startswith("```"):
             block = [] if block is None else None
+            indent = line[:len(line) - len(line.lstrip())]
             cur = None
             continue
         if block is None:
             continue
+        line = line[len(indent):] if line.startswith(indent) else line
         block.append(line)
-        if not block[0].startswith("# "):
+        if not block[0].startswith(pre):
             continue
-        if line.startswith("# "):
-            cur = (n, line[2:], [])
+        if line.startswith(pre):
+            cur = (n, line[len(pre):], [])
             out.append(cur)
         elif cur is not None:
             cur[2].append(line)
@@ -118,34 +128,45 @@ def main():
     ap.add_argument("--dir", required=True)
     ap.add_argument("--map", action="append", default=[])
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--prompt", default="#", help="the prompt of the examples: # or $")
+    ap.add_argument("--until", help="stop after the first command that starts so")
     ap.add_argument("--run-only", action="store_true",
                     help="a document whose examples show no output (a man page's)")
     args = ap.parse_args()
     maps = [tuple(m.split("=", 1)) for m in args.map]
     bindir = args.xs.rsplit("/", 1)[0]
     bad = compared = 0
-    for n, cmd, want in examples(args.doc):
+    stop = False
+    for n, cmd, want in examples(args.doc, args.prompt):
+        if args.until and stop:
+            break
+        stop = args.until and cmd.startswith(args.until)
         where = "%s:%d" % (os.path.basename(args.doc), n)
         skip = [why for first, why in SKIP if cmd.startswith(first)]
         if args.list or skip:
-            print("%s: # %s%s" % (where, cmd, "   (not run: %s)" % skip[0] if skip else ""))
+            print("%s: %s %s%s" % (where, args.prompt, cmd, "   (not run: %s)" % skip[0] if skip else ""))
             continue
         if cmd.startswith("$EDITOR"):
             err = editor(cmd, args, maps)
-            print("%s: # %s   (scripted)" % (where, cmd))
+            print("%s: %s %s   (scripted)" % (where, args.prompt, cmd))
             if err:
                 print("FAIL %s: %s" % (where, err))
                 bad += 1
             continue
         run = mapped(cmd, maps)
-        print("%s: # %s" % (where, run))
+        print("%s: %s %s" % (where, args.prompt, run))
         r = subprocess.run(["nsenter", "--net=/run/netns/" + args.ns, "--", "sh", "-c", run],
                            cwd=args.dir, capture_output=True, text=True,
                            env={"PATH": bindir + ":/usr/sbin:/usr/bin:/sbin:/bin"})
         got = (r.stdout + r.stderr).splitlines()
         if os.environ.get("V") == "1":
             print("\n".join("  | " + g for g in got))
-        if r.returncode:
+        # An example of an error shows it: it must fail, with those lines.
+        refused = bool(want) and want[0].startswith("xdpsteer: ")
+        if refused and not r.returncode:
+            print("FAIL %s: exit status 0, where the document shows an error" % where)
+            bad += 1
+        elif r.returncode and not refused:
             print("FAIL %s: exit status %d:\n%s" % (where, r.returncode,
                                                      "\n".join("    " + g for g in got)))
             bad += 1
