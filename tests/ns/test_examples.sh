@@ -53,7 +53,8 @@ t_man_examples() {
 # docs/usage.md's `$ xdpsteer` examples, on the state of README.md's tour
 # just before its apply (the one they show: cpu 0, cpu 1 and dev eth2;
 # backends .11 and .12 weight 3; eth1.conf edited): lookups, the plan as
-# JSON, usage errors and refusals, each printing what the page shows.
+# JSON, usage errors and refusals, each printing what the page shows; then
+# its `#` example (a weight change, which the others must not see).
 t_usage_examples() {
 	xs_detach_quiet "$NS_STEER" "$IF_STEER"
 	echo "$NS_STEER $IF_STEER" >>"$XS_TMP/attached"
@@ -62,6 +63,10 @@ t_usage_examples() {
 	EX_DIR=usage.d run_examples docs/usage.md --prompt '$' ||
 		fail "docs/usage.md's examples differ from the binary (above)"
 	echo "ok: every \$ example of docs/usage.md printed what the page shows"
+	# Then its root-prompt one, a change (backend .12 weight 3 -> 2), last.
+	EX_DIR=usage.d run_examples docs/usage.md ||
+		fail "docs/usage.md's # examples differ from the binary (above)"
+	echo "ok: every # example of docs/usage.md printed what the page shows"
 }
 
 ns_select "$@"
