@@ -7,7 +7,7 @@
 # markers, and prints the diff and "run make docs" when one differs); the
 # keys of xdpsteer.conf(5) are the parser's key tables, no more, no fewer;
 # every option is described somewhere in docs/;
-# and help --doc refuses a format it does not know. No namespace; about 10 s.
+# and help --doc refuses a format it does not know. No namespace; about 5 s.
 #
 #   tests/ns/test_docs.sh [--list | TEST...]   (default: every t_* function, in order)
 set -euo pipefail

@@ -8,7 +8,7 @@
 # (tests/ns/examples.py says which, and what is not run); the EXAMPLES of
 # xdpsteer(8) run, each exiting 0; and docs/usage.md's `$` examples on the
 # tour's state. Needs root;
-# about 10 s; V=1 for detail.
+# about 25 s; V=1 for detail.
 #
 #   tests/ns/test_examples.sh [--list | TEST...]   (default: every t_* function, in order)
 set -euo pipefail
