@@ -15,6 +15,8 @@
 #                   needs scdoc for the man pages, never installs a package
 #   make uninstall  remove what make install installed (configurations stay)
 #   make man        build the man pages (build/man/) from man/*.scd with scdoc
+#   make docs       rewrite the docs' generated regions (synopses, the install
+#                   tree) from the binary; tests/ns/test_docs.sh fails until run
 #   make deps       install the Debian packages the project needs
 #   make fuzz       differential fuzzing of the packet path (FUZZ_SECONDS=N, default: until ^C)
 #   make check      static analysis, valgrind on the CLI, BPF load with clang 19
@@ -114,7 +116,7 @@ BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(filter-out %.bpf.c $(BE
 BENCH_BPF := $(patsubst tests/bench/%.bpf.c,$(BUILD)/bench/%.bpf.o,$(wildcard tests/bench/*.bpf.c))
 
 .PHONY: all deps test unit prog-test ns-test bench demo check clean format fuzz fuzz-corpus \
-	install uninstall man completion FORCE
+	install uninstall man completion docs FORCE
 .DELETE_ON_ERROR:
 # Kept: the fuzzer and checks build from them after the CLI is linked.
 .SECONDARY: $(BPF_OBJS) $(SKEL)
@@ -328,6 +330,18 @@ $(COMPLETION): $(CLI)
 	$(Q)$(CLI) completion bash > $@
 
 completion: $(COMPLETION)
+
+# The synopses of docs/usage.md and xdpsteer(8) and docs/install.md's tree,
+# between their marker lines, are what the binary and make install print
+# (tests/ns/docs.py): after adding an option or a file, run make docs.
+# The tree is staged with the default paths, the ones the docs show.
+DOCS_STAGE := $(BUILD)/docs-stage
+docs: $(CLI)
+	$(Q)rm -rf $(DOCS_STAGE)
+	$(Q)$(MAKE) --no-print-directory -s install DESTDIR=$(CURDIR)/$(DOCS_STAGE) PREFIX=/usr/local \
+		SYSCONFDIR=/etc >/dev/null
+	$(Q)python3 tests/ns/docs.py write --cli $(CLI) --stage $(DOCS_STAGE)
+	$(Q)rm -rf $(DOCS_STAGE)
 
 # Rebuilt every time: SBINDIR and SYSCONFDIR are make variables, not files.
 $(UNIT): dist/xdpsteer-agent@.service FORCE | $(BUILD)

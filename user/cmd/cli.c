@@ -231,9 +231,13 @@ static const struct xs_cmd *xs_find(int nwords, char **words, const struct xs_cm
 static int xs_help(const struct xs_args *a)
 {
 	const struct xs_cmd *obj, *c;
+	const char *doc = xs_arg(a, "doc");
 	int used, rc;
 
 	if (!a->npos) {
+		if (doc)
+			return xs_doc_print(doc, NULL, NULL, stdout) ? xs_usage_error(NULL, a->cmd)
+								   : XS_EXIT_OK;
 		xs_help_all(stdout);
 		return XS_EXIT_OK;
 	}
@@ -242,6 +246,8 @@ static int xs_help(const struct xs_args *a)
 		pr_warn("help: unexpected argument '%s'\n", a->pos[used]);
 		return xs_usage_error(NULL, a->cmd);
 	}
+	if (doc && obj && (c || rc == XS_EXIT_OK))
+		return xs_doc_print(doc, obj, c, stdout) ? xs_usage_error(NULL, a->cmd) : XS_EXIT_OK;
 	if (c && xs_cmd_has_sub(c))
 		xs_help_cmd(c, stdout);
 	else if (obj && (c || rc == XS_EXIT_OK))

@@ -27,5 +27,7 @@ void xs_help_object(const struct xs_cmd *obj, FILE *f);
 void xs_help_all(FILE *f);
 /* One short usage for @cmd (or @obj, or the tool) on stderr; returns XS_EXIT_USAGE. */
 int xs_usage_error(const struct xs_cmd *obj, const struct xs_cmd *cmd);
+/* help --doc FORMAT: every synopsis (or @obj's, or @cmd's) for the docs, or the file's keys (docgen.c). */
+int xs_doc_print(const char *format, const struct xs_cmd *obj, const struct xs_cmd *cmd, FILE *f);
 
 #endif /* XS_HELP_H */

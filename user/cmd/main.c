@@ -120,6 +120,12 @@ static const struct xs_opt agent_opts[] = {
 	{ 0 },
 };
 
+static const struct xs_opt help_opts[] = {
+	{ "doc", "markdown|scdoc|keys",
+	  "print the synopses for docs/usage.md or xdpsteer(8), or the file's keys (make docs)" },
+	{ 0 },
+};
+
 #define CMD(w, syn, h, lo, hi, o, k, fn)                                                          \
 	{ .words = (w), .synopsis = (syn), .help = (h), .min_pos = (lo), .max_pos = (hi),         \
 	  .opts = (o), .keys = (k), .run = (fn) }
@@ -195,7 +201,7 @@ const struct xs_cmd xs_commands[] = {
 	CMD("version", "", "xdpsteer's version, its libraries', and its BPF objects' SHA-256", 0, 0,
 	    json_opts, NULL, xs_cmd_version),
 	CMD("help", "[OBJECT [COMMAND]]", "the usage of every command, an object or a command", 0,
-	    2, NULL, NULL, xs_cmd_help),
+	    2, help_opts, NULL, xs_cmd_help),
 	CMD("completion", "[bash]", "print the bash completion script, made from this table", 0, 1,
 	    NULL, NULL, xs_cmd_completion),
 	{ 0 },
