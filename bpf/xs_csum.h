@@ -27,6 +27,7 @@ static __always_inline __u16 xs_csum_replace(__u16 hc, __u16 m, __u16 m2)
 	return xs_csum_fold((__u32)(__u16)~hc + (__u16)~m + m2);
 }
 
+/* An IPv4 header's checksum, anew, over its first 20 bytes: for a header without options. */
 static __always_inline void xs_ip4_csum(struct iphdr *ip)
 {
 	__u16 *w = (__u16 *)ip;

@@ -19,6 +19,7 @@
 #include <linux/tcp.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
+#include "xs_csum.h"
 #include "xs_decap.h"
 #include "xs_gue.h"
 
@@ -91,22 +92,6 @@ static __always_inline int xs_hops_local(struct xdp_md *ctx, void *inner, void *
 	return len != BPF_TCP_LISTEN;
 }
 
-/* The outer IPv4 header's checksum, anew: the header is 20 bytes (xdpsteer sends no options). */
-static __always_inline void xs_hops_ip4_csum(struct iphdr *ip)
-{
-	__u16 *w = (__u16 *)ip;
-	__u32 sum = 0;
-	int i;
-
-	ip->check = 0;
-#pragma unroll
-	for (i = 0; i < 10; i++)
-		sum += w[i];
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	ip->check = (__u16)~sum;
-}
-
 /*
  * The hop list at @hops (@hlen bytes of GUE private data) of a packet whose
  * outer header is @outer_ip (IPv4 if @v4) and whose inner packet, of
@@ -150,7 +135,7 @@ static __always_inline int xs_hops_check(struct xdp_md *ctx, void *outer_ip, int
 			return XS_HOP_PASS;
 		ip->daddr = addr[1];
 		ip->ttl = 64;
-		xs_hops_ip4_csum(ip);
+		xs_ip4_csum(ip); /* the header is 20 bytes: checked above */
 	} else {
 		struct ipv6hdr *ip6 = outer_ip;
 

@@ -6,11 +6,13 @@
  * subprograms instead of once per call site and path, which would exceed
  * the verifier's budget.
  *
- * The shared headers take those routes as macros (XS_JUMP_FN, XS_DEAL_FN,
- * XS_PICK_FN, XS_LIVE_FN) and the pool accessors as XS_ENV, read where each
- * header is first included. So this header includes them itself, each right
- * after what it routes to is defined, and no other BPF header includes
- * them: everything else needs only types (xs_decision.h, xs_hand.h).
+ * Jump, the dealer and the hole walk (include/xs_jump.h, xs_shuffle.h,
+ * xs_holes.h) take values and leave the loop and the jump to their caller,
+ * so the loops here call them. include/xs_select.h takes the routes as
+ * macros (XS_JUMP_FN, XS_DEAL_FN, XS_PICK_FN, XS_LIVE_FN) and the pool
+ * accessors as XS_ENV, read where it is first included: so this header
+ * includes it last, after all of them, and no other BPF header includes
+ * it: everything else needs only types (xs_decision.h, xs_hand.h).
  */
 #ifndef XS_STEER_H
 #define XS_STEER_H
@@ -19,22 +21,21 @@
 #include <bpf/bpf_helpers.h>
 #include "xdpsteer.h"
 #include "xs_config.h"
-#include "xs_maps.h"
-
-/* Included earlier, they would have been bound to their userspace defaults. */
-#if defined(XS_JUMP_H) || defined(XS_SHUFFLE_H) || defined(XS_HOLES_H) || defined(XS_SELECT_H)
-#error "include/xs_jump.h, xs_shuffle.h, xs_holes.h and xs_select.h: only through bpf/xs_steer.h"
-#endif
-
-#define XS_JUMP_FN xs_jump_global
+#include "xs_holes.h"
 #include "xs_jump.h"
+#include "xs_maps.h"
+#include "xs_shuffle.h"
+
+/* Included earlier, it would have been bound to its userspace defaults. */
+#ifdef XS_SELECT_H
+#error "include/xs_select.h: only through bpf/xs_steer.h"
+#endif
 
 __attribute__((noinline)) int xs_jump_global(__u64 key, __u32 n)
 {
 	return xs_jump(key, n);
 }
-
-#include "xs_shuffle.h"
+#define XS_JUMP_FN xs_jump_global
 
 /*
  * The hand stays behind a pointer: the verifier does not track what it
@@ -48,7 +49,11 @@ struct xs_deal_ctx {
 
 static int xs_deal_cb(__u32 i, struct xs_deal_ctx *c)
 {
-	return xs_deal_step(c->hand_hash, c->n, c->h, c->hand, i);
+	__u32 drawn = 0;
+
+	if (i < XS_DEAL_MAX_DRAWS)
+		drawn = xs_jump_global(xs_deal_key(c->hand_hash, i), c->n);
+	return xs_deal_step(c->n, c->h, c->hand, i, drawn);
 }
 
 /* xs_deal() with bpf_loop() as the loop, so the step is verified once. */
@@ -126,8 +131,6 @@ static __always_inline __u64 xs_env_load(void *pool, __u32 target)
 	return xs_load_global(target);
 }
 
-#include "xs_holes.h"
-
 struct xs_live_ctx {
 	void *pool;
 	__u64 h;
@@ -138,7 +141,12 @@ struct xs_live_ctx {
 
 static int xs_live_cb(__u32 i, struct xs_live_ctx *c)
 {
-	if (!xs_live_step(c->pool, c->h, c->n, i, &c->b))
+	__u32 drawn = 0;
+
+	if (i < XS_HOLE_DRAWS)
+		drawn = xs_jump_global(xs_hole_key(c->h, i), c->n);
+	c->b = xs_hole_next(c->n, i, drawn, c->b);
+	if (xs_env_bucket(c->pool, c->b) == XS_NO_TARGET)
 		return 0;
 	c->found = 1;
 	return 1;

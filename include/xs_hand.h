@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * A shuffle-shard hand: the buckets dealt to one hand hash, in dealing order.
- * Apart from the dealer (xs_shuffle.h) so that the types which hold a hand
- * (struct xs_decision, and with it the BPF object's scratch map) can be
- * declared without the dealer's code, whose jump the BPF side routes
- * elsewhere (XS_JUMP_FN, bpf/xs_steer.h).
+ * Apart from the dealer (xs_shuffle.h): the types which hold a hand (struct
+ * xs_decision, and with it the BPF object's scratch map) need only the type.
  */
 #ifndef XS_HAND_H
 #define XS_HAND_H

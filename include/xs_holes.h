@@ -9,35 +9,40 @@
  *  - they spread uniformly over the live buckets (rejection sampling);
  *  - refilling k restores the earlier mapping exactly.
  *
- * One step of that walk, apart from xs_select.h so that a side can drive the
- * steps its own way before xs_select() is defined (the BPF side drives them
- * with bpf_loop(): bpf/xs_steer.h). Like xs_select.h, it reads buckets
- * through the side's accessor, so the step is only defined where the side
- * has defined XS_ENV and xs_env_bucket() (see xs_select.h) before including
- * this file.
+ * The walk takes values, not a pool: its includer reads the buckets, with
+ * its own loop (bpf_loop() in the BPF program: bpf/xs_steer.h; a plain loop
+ * in xs_select.h) and its own jump (a global subprogram in BPF). Step i:
+ *  - below XS_HOLE_DRAWS, draws jump(xs_hole_key(h, i), n);
+ *  - xs_hole_next() turns that draw, or the bucket step i - 1 tried, into
+ *    the bucket step i tries;
+ *  - the includer reads that bucket: a live one ends the walk.
+ * After XS_HOLE_DRAWS + n steps every bucket has been tried.
  */
 #ifndef XS_HOLES_H
 #define XS_HOLES_H
 
-#include "xdpsteer.h"
+#include "xs_common.h"
 #include "xs_hash.h"
-#include "xs_jump.h"
 
 #define XS_HOLE_DRAWS 32
 #define XS_HOLE_GOLDEN 0xc2b2ae3d27d4eb4fULL
 
-#ifdef XS_ENV
-/* Step @i of the walk from hash @h over @n buckets; returns 1 when *b is live. */
-XS_INLINE int xs_live_step(XS_ENV env, __u64 h, __u32 n, __u32 i, __u32 *b)
+/* The key draw @i (< XS_HOLE_DRAWS) of the walk from hash @h jumps from; draw 0 is h's own jump. */
+XS_INLINE __u64 xs_hole_key(__u64 h, __u32 i)
 {
-	if (i == 0)
-		*b = XS_JUMP_FN(h, n);
-	else if (i < XS_HOLE_DRAWS)
-		*b = XS_JUMP_FN(xs_mix64(h + (__u64)i * XS_HOLE_GOLDEN), n);
-	else
-		*b = *b + 1 >= n ? 0 : *b + 1;
-	return xs_env_bucket(env, *b) != XS_NO_TARGET;
+	return i ? xs_mix64(h + (__u64)i * XS_HOLE_GOLDEN) : h;
 }
-#endif /* XS_ENV */
+
+/*
+ * The bucket step @i of the walk over @n buckets tries: @drawn (the jump of
+ * xs_hole_key(), read only below XS_HOLE_DRAWS), else the bucket after
+ * @prev, the one step i - 1 tried.
+ */
+XS_INLINE __u32 xs_hole_next(__u32 n, __u32 i, __u32 drawn, __u32 prev)
+{
+	if (i < XS_HOLE_DRAWS)
+		return drawn;
+	return prev + 1 >= n ? 0 : prev + 1;
+}
 
 #endif /* XS_HOLES_H */

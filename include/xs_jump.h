@@ -35,13 +35,4 @@ XS_INLINE __u32 xs_jump(__u64 key, __u32 n)
 	return (__u32)b;
 }
 
-/*
- * What the dealer, the hole walk and xs_select() call to jump: xs_jump()
- * unless the includer names another first. BPF builds route jump through a
- * global subprogram so it is verified once (bpf/xs_steer.h).
- */
-#ifndef XS_JUMP_FN
-#define XS_JUMP_FN xs_jump
-#endif
-
 #endif /* XS_JUMP_H */

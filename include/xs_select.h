@@ -4,13 +4,17 @@
  * This one function is what the XDP program runs for a new flow and what
  * `xdpsteer lookup` runs; only the two accessors below differ by side.
  *
- * struct xs_decision (xs_decision.h) is always declared; xs_select() only
- * where the side has defined, before including this file:
+ * The one template header: jump, the dealer and the hole walk
+ * (xs_jump.h, xs_shuffle.h, xs_holes.h) take values and read no name of
+ * their includer's, and all that reads the pool is here. struct
+ * xs_decision (xs_decision.h) is always declared; xs_select() only where
+ * the side has defined, before including this file:
  *   XS_ENV                           type of the pool handle it passes in
  *   __u32 xs_env_bucket(XS_ENV, b)   target id in bucket b, XS_NO_TARGET for a hole
  *   __u64 xs_env_load(XS_ENV, t)     current load of target id t (shuffle only)
- * A side that also routes the loops elsewhere names them first too:
- * XS_JUMP_FN (xs_jump.h), XS_DEAL_FN, XS_PICK_FN and XS_LIVE_FN (below).
+ * A side that runs the loops its own way names them first too: XS_JUMP_FN,
+ * XS_DEAL_FN, XS_PICK_FN and XS_LIVE_FN (below; the BPF side's are in
+ * bpf/xs_steer.h).
  */
 #ifndef XS_SELECT_H
 #define XS_SELECT_H
@@ -22,7 +26,10 @@
 #include "xs_jump.h"
 #include "xs_shuffle.h"
 
-/* BPF builds route the dealer and the pick through global subprograms, like jump. */
+/* BPF builds route jump, the dealer and the pick through global subprograms. */
+#ifndef XS_JUMP_FN
+#define XS_JUMP_FN xs_jump
+#endif
 #ifndef XS_DEAL_FN
 #define XS_DEAL_FN xs_deal
 #endif
@@ -31,16 +38,25 @@
 #endif
 
 #ifdef XS_ENV
-/* BPF builds drive the hole walk's steps with bpf_loop() (it is bounded by n, not a constant). */
+/*
+ * The hole walk (xs_holes.h) over the side's buckets: the live bucket for
+ * hash @h over @n buckets, or XS_NO_TARGET when every bucket is a hole.
+ * BPF builds drive the steps with bpf_loop() instead (it is bounded by n,
+ * not a constant).
+ */
 #ifndef XS_LIVE_FN
 XS_INLINE __u32 xs_live_bucket(XS_ENV env, __u64 h, __u32 n)
 {
 	__u32 i, b = 0;
 
-	for (i = 0; i < XS_HOLE_DRAWS + n; i++)
-		if (xs_live_step(env, h, n, i, &b))
+	for (i = 0; i < XS_HOLE_DRAWS + n; i++) {
+		__u32 drawn = i < XS_HOLE_DRAWS ? XS_JUMP_FN(xs_hole_key(h, i), n) : 0;
+
+		b = xs_hole_next(n, i, drawn, b);
+		if (xs_env_bucket(env, b) != XS_NO_TARGET)
 			return b;
-	return XS_NO_TARGET; /* every bucket is a hole */
+	}
+	return XS_NO_TARGET;
 }
 #define XS_LIVE_FN xs_live_bucket
 #endif

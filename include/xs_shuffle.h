@@ -46,24 +46,32 @@ XS_INLINE int xs_hand_has(const struct xs_hand *hand, __u32 card)
 /* Draws past XS_DEAL_MAX_DRAWS are the fallback walk. */
 #define XS_DEAL_STEPS (XS_DEAL_MAX_DRAWS + 2 * XS_MAX_HAND)
 
+/* The key draw @i (< XS_DEAL_MAX_DRAWS) of dealing from @hand_hash jumps from. */
+XS_INLINE __u64 xs_deal_key(__u64 hand_hash, __u32 i)
+{
+	return xs_mix64(hand_hash + (__u64)i * XS_GOLDEN64);
+}
+
 /*
- * Step @i of dealing @h distinct cards out of @n (1 <= h <= min(n, XS_MAX_HAND)).
- * Returns 1 once the hand is complete. Split out from xs_deal() so the BPF
- * side can drive it with bpf_loop() and verify the body once.
+ * Step @i of dealing @h distinct cards out of @n (1 <= h <= min(n, XS_MAX_HAND)),
+ * given @drawn, the jump of xs_deal_key() over n (read only below
+ * XS_DEAL_MAX_DRAWS). Returns 1 once the hand is complete. The caller jumps
+ * and loops, so the BPF side can jump through a global subprogram and loop
+ * with bpf_loop(), verifying each once (bpf/xs_steer.h).
  *
- * Steps below XS_DEAL_MAX_DRAWS draw by jump hash. The rare fallback after
+ * Steps below XS_DEAL_MAX_DRAWS take the jump's draw. The rare fallback after
  * that completes the hand by walking upward from the last card drawn: each
  * step adds a card or passes one of the < H cards already held, so fewer than
  * 2 * H steps are ever needed.
  */
-XS_INLINE int xs_deal_step(__u64 hand_hash, __u32 n, __u32 h, struct xs_hand *hand, __u32 i)
+XS_INLINE int xs_deal_step(__u32 n, __u32 h, struct xs_hand *hand, __u32 i, __u32 drawn)
 {
 	__u32 card;
 
 	if (hand->n_cards >= h || hand->n_cards >= XS_MAX_HAND)
 		return 1;
 	if (i < XS_DEAL_MAX_DRAWS)
-		card = XS_JUMP_FN(xs_mix64(hand_hash + (__u64)i * XS_GOLDEN64), n);
+		card = drawn;
 	else
 		card = hand->last + 1 >= n ? 0 : hand->last + 1;
 	hand->last = card;
@@ -74,13 +82,15 @@ XS_INLINE int xs_deal_step(__u64 hand_hash, __u32 n, __u32 h, struct xs_hand *ha
 
 XS_INLINE void xs_deal(__u64 hand_hash, __u32 n, __u32 h, struct xs_hand *hand)
 {
-	__u32 i;
+	__u32 i, drawn;
 
 	hand->n_cards = 0;
 	hand->last = 0;
-	for (i = 0; i < XS_DEAL_STEPS; i++)
-		if (xs_deal_step(hand_hash, n, h, hand, i))
+	for (i = 0; i < XS_DEAL_STEPS; i++) {
+		drawn = i < XS_DEAL_MAX_DRAWS ? xs_jump(xs_deal_key(hand_hash, i), n) : 0;
+		if (xs_deal_step(n, h, hand, i, drawn))
 			break;
+	}
 }
 
 /*

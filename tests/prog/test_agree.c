@@ -57,20 +57,45 @@ static void random_flow(struct pkt *p, struct xs_flow_key *k)
 	k->dport = htons(dport);
 }
 
-/* With @holes, every fourth bucket is emptied, as removals from the middle leave them. */
-static void agree(__u8 algo, __u8 hand, __u32 n, __u32 flows, int holes, const char *what)
+/* Which buckets agree() empties, as removals from the middle leave them. */
+enum holes {
+	HOLES_NONE,
+	HOLES_QUARTER, /* every fourth: a redraw finds a live bucket */
+	HOLES_MOST,    /* all but every 64th: most walks spend their draws and step upward */
+};
+
+static int is_hole(enum holes holes, __u32 i)
+{
+	if (holes == HOLES_QUARTER)
+		return i % 4 == 0;
+	return holes == HOLES_MOST && i % 64 != 5;
+}
+
+/* Did the hole walk from @h over @n buckets draw only holes, and step upward? */
+static int walked_upward(const struct xs_pool *pool, __u64 h, __u32 n)
+{
+	__u32 i;
+
+	for (i = 0; i < XS_HOLE_DRAWS; i++)
+		if (pool->bucket[xs_jump(xs_hole_key(h, i), n)] != XS_NO_TARGET)
+			return 0;
+	return 1;
+}
+
+static void agree(__u8 algo, __u8 hand, __u32 n, __u32 flows, enum holes holes, const char *what)
 {
 	static const __u64 seed[2] = { 0x243f6a8885a308d3ULL, 0x13198a2e03707344ULL };
 	__u64 *load = calloc(XS_MAX_TARGETS, sizeof(*load));
-	__u32 i, same = 0, differ = 0, *hits = calloc(n, sizeof(*hits));
+	__u32 i, same = 0, differ = 0, walked = 0, *hits = calloc(n, sizeof(*hits));
 	struct prog_env env;
 
 	if (!ASSERT_TRUE(load && hits, "out of memory") ||
 	    !ASSERT_EQ(prog_env_open(&env, 2 * flows, XDP_PASS), 0, "load") ||
 	    !ASSERT_EQ(prog_env_targets(&env, algo, hand, n, seed), 0, "targets"))
 		goto out;
-	for (i = 0; holes && i < n; i += 4)
-		env.pool.bucket[i] = XS_NO_TARGET;
+	for (i = 0; i < n; i++)
+		if (is_hole(holes, i))
+			env.pool.bucket[i] = XS_NO_TARGET;
 	if (holes && !ASSERT_EQ(xs_pool_publish(&env.h, XS_POOL_QUEUES, &env.pool), 0, "holes"))
 		goto out;
 	for (i = 0; i < flows; i++) {
@@ -83,6 +108,8 @@ static void agree(__u8 algo, __u8 hand, __u32 n, __u32 flows, int holes, const c
 		if (algo == XS_ALGO_SHUFFLE && xs_loads_read(&env.h, &env.pool, load))
 			break;
 		xs_decide(&env.pool, load, &k, &d);
+		if (holes == HOLES_MOST)
+			walked += walked_upward(&env.pool, d.flow_hash, n);
 		ret = prog_env_run(&env, p.buf, p.len, 1, NULL, NULL, NULL);
 		if (ret == XDP_REDIRECT && prog_env_pinned(&env, &k) == d.target) {
 			same++;
@@ -94,6 +121,11 @@ static void agree(__u8 algo, __u8 hand, __u32 n, __u32 flows, int holes, const c
 	}
 	printf("  %s: %u of %u flows agree, %u differ\n", what, same, flows, differ);
 	ASSERT_EQ(same, flows, what);
+	/* The upward walk is a loop of its own on each side: exercise it. */
+	if (holes == HOLES_MOST) {
+		printf("  %s: %u flows walked upward\n", what, walked);
+		ASSERT_TRUE(walked > flows / 4, "%s: only %u flows walked upward", what, walked);
+	}
 	for (i = 0; i < n; i++)
 		ASSERT_TRUE((hits[i] > 0) == (env.pool.bucket[i] != XS_NO_TARGET),
 			    "%s: slot %u chosen %u times", what, i, hits[i]);
@@ -105,22 +137,28 @@ out:
 
 TEST(jump_agrees)
 {
-	agree(XS_ALGO_JUMP, 0, 64, FLOWS_JUMP, 0, "jump N=64");
+	agree(XS_ALGO_JUMP, 0, 64, FLOWS_JUMP, HOLES_NONE, "jump N=64");
 }
 
 TEST(jump_with_holes_agrees)
 {
-	agree(XS_ALGO_JUMP, 0, 64, FLOWS_JUMP / 2, 1, "jump N=64, 16 holes");
+	agree(XS_ALGO_JUMP, 0, 64, FLOWS_JUMP / 2, HOLES_QUARTER, "jump N=64, 16 holes");
+}
+
+TEST(jump_hole_walk_agrees)
+{
+	agree(XS_ALGO_JUMP, 0, 256, FLOWS_JUMP / 4, HOLES_MOST, "jump N=256, 252 holes");
 }
 
 TEST(shuffle_with_holes_agrees)
 {
-	agree(XS_ALGO_SHUFFLE, 4, 16, FLOWS_SHUFFLE / 2, 1, "shuffle N=16 H=4, 4 holes");
+	agree(XS_ALGO_SHUFFLE, 4, 16, FLOWS_SHUFFLE / 2, HOLES_QUARTER,
+	      "shuffle N=16 H=4, 4 holes");
 }
 
 TEST(shuffle_agrees)
 {
-	agree(XS_ALGO_SHUFFLE, 4, 16, FLOWS_SHUFFLE, 0, "shuffle N=16 H=4");
+	agree(XS_ALGO_SHUFFLE, 4, 16, FLOWS_SHUFFLE, HOLES_NONE, "shuffle N=16 H=4");
 }
 
 TEST_MAIN("prog_agree", NULL, NULL)
