@@ -5,6 +5,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -56,7 +57,8 @@ bool xs_is_attached(const char *ifname)
 	if (xs_pin_dir(dir, sizeof(dir), ifname) ||
 	    xs_pin_path(path, sizeof(path), dir, XS_PIN_PROG_XDP))
 		return false;
-	return access(path, F_OK) == 0;
+	/* AT_EACCESS: access() would drop the capabilities of a caller whose uid is not 0. */
+	return faccessat(AT_FDCWD, path, F_OK, AT_EACCESS) == 0;
 }
 
 /* Remove everything in the pin directory, then the directory itself. */
