@@ -84,6 +84,7 @@ entropy|backend add @IF@ 10.9.0.30:80/tcp 10.9.3.17|@SHUF17@|1|needs more than 6
 target_kind|target add @IF@ gpu 0|target gpu 0|1|target: .gpu. is not cpu or dev
 cpu_range|target add @IF@ cpu 128|target cpu 128|1|cpu: .128. is not a whole number from 0 to 127
 cpu_offline|target add @IF@ cpu 120|target cpu 120|1|cpu 120 does not exist or is offline
+dev_loop_self|target add @IF@ dev @IF@|target dev @IF@|1|target dev @IF@ is @IF@ itself: .*loop
 dev_unknown|target add @IF@ dev xsnosuch0|target dev xsnosuch0|1|interface .xsnosuch0. not found
 qsize_range|target add @IF@ cpu 1 --qsize 0|target cpu 1 qsize 0|1|qsize: .0. is not a whole number from 1 to 16384
 qsize_dev|target add @IF@ dev @IF@ --qsize 64|target dev @IF@ qsize 64|1|qsize applies to cpu targets only
@@ -113,6 +114,7 @@ check_rule() {
 
 	IFS='|' read -r name cmd file line pat <<<"$(grep "^$1|" <<<"$RULES")"
 	[ -n "$name" ] || fail "no rule $1 in the table"
+	pat=$(expand "$pat")
 	dump_state "$XS_TMP/before.dump"
 	read -ra argv <<<"$(expand "$cmd")"
 	xs "${argv[@]}" >"$XS_TMP/c.out" 2>"$XS_TMP/c.err" || rc=$?
