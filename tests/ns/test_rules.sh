@@ -92,6 +92,7 @@ target_dup|target add @IF@ cpu 0|target cpu 0;target cpu 0|2|target cpu 0 is alr
 seed|seed @IF@ 1234|seed 1234|1|seed: a value of 4 characters is not 32 hex digits
 hash_fields|attach @IF2@ --hash-fields src,port|hash-fields src,port|1|unknown field .port.
 seed_file|attach @IF2@ --seed-file @KEY644@|seed-file @KEY644@|1|group or others may read it
+slot_count_holes|service add @IF@ 10.9.0.20:80/tcp --slot-count 65536|service 10.9.0.20:80/tcp slot-count 65536;backend 10.9.0.20:80/tcp 10.9.1.9|1|slot-count 65536 leaves 6553[56] empty slots past the [01] its objects need; .* at most 256
 slots_twice|backend add @IF@ 10.9.0.10:80/tcp 10.9.1.9 --slots 0,0|service 10.9.0.10:80/tcp;backend 10.9.0.10:80/tcp 10.9.1.9 slots 0,0|2|slots: 0 is listed twice
 slots_weight|backend add @IF@ 10.9.0.10:80/tcp 10.9.1.9 --weight 1 --slots 0,1|service 10.9.0.10:80/tcp;backend 10.9.0.10:80/tcp 10.9.1.9 weight 1 slots 0,1|2|2 slots for weight 1
 slot_taken|backend add @IF@ 10.9.0.10:80/tcp 10.9.1.9 --slots 0|service 10.9.0.10:80/tcp;backend 10.9.0.10:80/tcp 10.9.1.1 slots 0;backend 10.9.0.10:80/tcp 10.9.1.9 slots 0|3|slot 0 is named twice
