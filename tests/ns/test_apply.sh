@@ -347,6 +347,45 @@ t_watch() {
 	assert_eq "still attached" "$(xs show "$IF_STEER" | grep -c '^target')" 2
 }
 
+# Without a flow table (attach --flow-table-size 0), only gue's second chance
+# keeps a service's established flows through a change. An ipip, l2, or gue
+# service without it was accepted in silence; now each is warned about on
+# stderr, through a command, a file (dry run or not) and status alike, and
+# the change is still made (the operator chose the attach).
+t_flowless_services() {
+	local f=$XS_TMP/flowless.conf w=$XS_TMP/flowless.err
+	local warn='warning: service %s \(%s\) has no flow table to pin its flows'
+	attach --xdp-mode skb --seed "$SEED" --flow-table-size 0 >/dev/null
+	xs service add "$IF_STEER" 10.9.0.20:80/tcp >/dev/null 2>"$w"
+	cat "$w"
+	# shellcheck disable=SC2059 # $warn is the format
+	grep -Eq "$(printf "$warn" 10.9.0.20:80/tcp ipip)" "$w" || fail "service add: no warning"
+	xs show "$IF_STEER" | grep -q '^service 10.9.0.20:80/tcp' || fail "service add: not made"
+	cat >"$f" <<-EOF
+	service 10.9.0.20:80/tcp
+	service 10.9.0.21:80/tcp encap l2
+	service 10.9.0.22:80/tcp encap gue
+	service 10.9.0.23:80/tcp encap gue second-chance on
+	EOF
+	chmod 600 "$f"
+	for dry in --dry-run ""; do
+		# shellcheck disable=SC2086
+		xs apply "$IF_STEER" -f "$f" $dry >/dev/null 2>"$w"
+		cat "$w"
+		# shellcheck disable=SC2059
+		grep -Eq "$(printf "$warn" 10.9.0.21:80/tcp l2)" "$w" || fail "apply $dry: no warning for l2"
+		# shellcheck disable=SC2059
+		grep -Eq "$(printf "$warn" 10.9.0.22:80/tcp 'gue, second-chance off')" "$w" ||
+			fail "apply $dry: no warning for gue without second chance"
+		! grep -q "10.9.0.23:80/tcp\|10.9.0.20:80/tcp" "$w" ||
+			fail "apply $dry: a warning for a service it did not change, or one second chance keeps"
+	done
+	xs status "$IF_STEER" >/dev/null 2>"$w"
+	assert_eq "status: services warned about" \
+		"$(grep -o 'service [0-9.:]*/tcp' "$w" | tr '\n' ' ')" \
+		"service 10.9.0.20:80/tcp service 10.9.0.21:80/tcp service 10.9.0.22:80/tcp "
+}
+
 # ---------------------------------------------------------------------------
 ns_select "$@"
 install_trap

@@ -19,6 +19,8 @@ fi
 
 # shellcheck source=tests/ns/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/ns/state.sh
+. "$(dirname "$0")/state.sh"
 
 VIP4=10.9.0.10
 # An interface name with a double quote and a backslash: legal in Linux.
@@ -280,6 +282,53 @@ t_json_edits() {
 	assert_eq "target del: the change" "$(pyx '[c["text"] for c in d["changes"]]' "$O")" '["target cpu 1"]'
 	x_json_fails "target del, not a target" target del "$IF_STEER" cpu 1
 	x_json_fails "backend add, bad address" backend add "$IF_STEER" "$VIP4:80/tcp" 10.9.1.300
+}
+
+# --dry-run on every command that commits: the plan on stdout, "dry run: N
+# changes not applied", exit 0, and every pinned map byte-identical (and
+# show --secrets the same). The old code knew --dry-run on apply alone.
+t_dry_run_every_edit() {
+	local f=$XS_TMP/dry.conf svc="$VIP4:80/tcp" c
+	local -a edits=(
+		"target add $IF_STEER cpu 1"
+		"target del $IF_STEER cpu 0"
+		"target drain $IF_STEER cpu 0"
+		"target undrain $IF_STEER dev $DEV_A"
+		"seed $IF_STEER random"
+		"service add $IF_STEER 10.9.0.20:80/tcp --encap gue"
+		"service del $IF_STEER $svc"
+		"backend add $IF_STEER $svc 10.9.1.3 --weight 2"
+		"backend del $IF_STEER $svc 10.9.1.1"
+		"backend drain $IF_STEER $svc 10.9.1.1"
+		"backend undrain $IF_STEER $svc 10.9.1.2"
+		"backend weight $IF_STEER $svc 10.9.1.1 3"
+		"apply $IF_STEER -f $f"
+	)
+	# Something to undrain: a drained target and a drained backend.
+	xs target add "$IF_STEER" dev "$DEV_A" --drain >/dev/null
+	xs backend drain "$IF_STEER" "$svc" 10.9.1.2 >/dev/null
+	xs show "$IF_STEER" | grep -v '^target cpu 0' >"$f"
+	chmod 600 "$f"
+	dump_state "$XS_TMP/dry.before"
+	xs show "$IF_STEER" --secrets >"$XS_TMP/dry.show"
+	for c in "${edits[@]}"; do
+		# shellcheck disable=SC2086 # one word per argument
+		x $c --dry-run
+		[ "$RC" = 0 ] || fail "$c --dry-run: exit $RC: $(head -n 3 "$E")"
+		grep -q "^dry run: [0-9]* changes\? not applied" "$O" ||
+			fail "$c --dry-run: no 'dry run:' line in: $(cat "$O")"
+		assert_same_state "$c --dry-run" "$XS_TMP/dry.before"
+		xs show "$IF_STEER" --secrets | cmp -s - "$XS_TMP/dry.show" ||
+			fail "$c --dry-run: show --secrets changed"
+		echo "  $(grep -m1 '^  [-+~]' "$O")"
+	done
+	# shellcheck disable=SC2086
+	x ${edits[7]} --dry-run --json
+	assert_eq "backend add --dry-run --json" "$(pyx '[d["dry_run"], d["applied"], len(d["changes"])]' "$O")" \
+		'[true, 0, 1]'
+	assert_same_state "backend add --dry-run --json" "$XS_TMP/dry.before"
+	xs backend undrain "$IF_STEER" "$svc" 10.9.1.2 >/dev/null
+	xs target del "$IF_STEER" dev "$DEV_A" >/dev/null
 }
 
 t_json_failure_paths() {

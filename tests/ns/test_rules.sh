@@ -84,6 +84,7 @@ entropy|backend add @IF@ 10.9.0.30:80/tcp 10.9.3.17|@SHUF17@|1|needs more than 6
 target_kind|target add @IF@ gpu 0|target gpu 0|1|target: .gpu. is not cpu or dev
 cpu_range|target add @IF@ cpu 128|target cpu 128|1|cpu: .128. is not a whole number from 0 to 127
 cpu_offline|target add @IF@ cpu 120|target cpu 120|1|cpu 120 does not exist or is offline
+dev_loop_self|target add @IF@ dev @IF@|target dev @IF@|1|target dev @IF@ is @IF@ itself: .*loop
 dev_unknown|target add @IF@ dev xsnosuch0|target dev xsnosuch0|1|interface .xsnosuch0. not found
 qsize_range|target add @IF@ cpu 1 --qsize 0|target cpu 1 qsize 0|1|qsize: .0. is not a whole number from 1 to 16384
 qsize_dev|target add @IF@ dev @IF@ --qsize 64|target dev @IF@ qsize 64|1|qsize applies to cpu targets only
@@ -91,6 +92,7 @@ target_dup|target add @IF@ cpu 0|target cpu 0;target cpu 0|2|target cpu 0 is alr
 seed|seed @IF@ 1234|seed 1234|1|seed: a value of 4 characters is not 32 hex digits
 hash_fields|attach @IF2@ --hash-fields src,port|hash-fields src,port|1|unknown field .port.
 seed_file|attach @IF2@ --seed-file @KEY644@|seed-file @KEY644@|1|group or others may read it
+slot_count_holes|service add @IF@ 10.9.0.20:80/tcp --slot-count 65536|service 10.9.0.20:80/tcp slot-count 65536;backend 10.9.0.20:80/tcp 10.9.1.9|1|slot-count 65536 leaves 6553[56] empty slots past the [01] its objects need; .* at most 256
 slots_twice|backend add @IF@ 10.9.0.10:80/tcp 10.9.1.9 --slots 0,0|service 10.9.0.10:80/tcp;backend 10.9.0.10:80/tcp 10.9.1.9 slots 0,0|2|slots: 0 is listed twice
 slots_weight|backend add @IF@ 10.9.0.10:80/tcp 10.9.1.9 --weight 1 --slots 0,1|service 10.9.0.10:80/tcp;backend 10.9.0.10:80/tcp 10.9.1.9 weight 1 slots 0,1|2|2 slots for weight 1
 slot_taken|backend add @IF@ 10.9.0.10:80/tcp 10.9.1.9 --slots 0|service 10.9.0.10:80/tcp;backend 10.9.0.10:80/tcp 10.9.1.1 slots 0;backend 10.9.0.10:80/tcp 10.9.1.9 slots 0|3|slot 0 is named twice
@@ -113,6 +115,7 @@ check_rule() {
 
 	IFS='|' read -r name cmd file line pat <<<"$(grep "^$1|" <<<"$RULES")"
 	[ -n "$name" ] || fail "no rule $1 in the table"
+	pat=$(expand "$pat")
 	dump_state "$XS_TMP/before.dump"
 	read -ra argv <<<"$(expand "$cmd")"
 	xs "${argv[@]}" >"$XS_TMP/c.out" 2>"$XS_TMP/c.err" || rc=$?

@@ -3,7 +3,8 @@
 # Control-plane security of the pinned state, in a private namespace:
 #  - the pin directory is 0700 and every pin 0600, owned by root;
 #  - a symlink planted in the pin directory is refused, never followed;
-#  - the data plane keeps running, as last configured, when no CLI runs.
+#  - the data plane keeps running, as last configured, when no CLI runs;
+#  - the CLI asks for capabilities, not uid 0, and names the ones missing.
 # Prints "security: N passed, N failed".
 #
 #   tests/ns/test_security.sh [--list | TEST...]   (default: every t_* function, in order)
@@ -71,6 +72,37 @@ t_data_plane_outlives_the_cli() {
 	flows send --flows "$CLIENT_IP:23000-23049" --count 2 >/dev/null
 	after=$(xs stats "$IF_STEER" --json | pyx 'sum(t["packets"] for t in d["targets"])' -)
 	assert_eq "packets steered with no CLI running" "$((after - before))" 100
+}
+
+# as_user CAPS ARGS...: the CLI as uid nobody holding exactly CAPS (+bpf,+net_admin,...).
+as_user() {
+	local caps=$1
+	shift
+	run_in "$NS_STEER" setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		--inh-caps="$caps" --ambient-caps="$caps" "$XS" "$@"
+}
+
+# The old check was on the uid: a service account with every capability the
+# commands use was refused, and root without them was let through to fail
+# part way with EPERM (or to succeed, for a map edit).
+t_capabilities_not_uid() {
+	local dir=$PIN_ROOT/$IF_STEER all=+sys_admin,+net_admin,+dac_override before
+	attach >/dev/null
+	xs target add "$IF_STEER" cpu 0 >/dev/null
+	as_user "$all" target add "$IF_STEER" cpu 1 ||
+		fail "uid nobody with $all: target add refused"
+	as_user "$all" status "$IF_STEER" >/dev/null || fail "uid nobody with $all: status refused"
+	echo "ok: uid nobody with $all may run the commands"
+	before=$(bpftool map dump pinned "$dir/xs_targets" | md5sum)
+	expect_error "uid nobody with CAP_BPF and CAP_NET_ADMIN only" \
+		'missing capabilities: CAP_SYS_ADMIN \(.*\), CAP_DAC_OVERRIDE \([^)]*\);' \
+		as_user +bpf,+net_admin target del "$IF_STEER" cpu 1
+	expect_error "uid 0 without CAP_SYS_ADMIN and CAP_NET_ADMIN" \
+		'missing capabilities: CAP_SYS_ADMIN \(.*\), CAP_NET_ADMIN \([^)]*\);' \
+		run_in "$NS_STEER" setpriv --bounding-set=-sys_admin,-net_admin "$XS" \
+		target del "$IF_STEER" cpu 1
+	assert_eq "xs_targets unchanged by the refusals" \
+		"$(bpftool map dump pinned "$dir/xs_targets" | md5sum)" "$before"
 }
 
 main() {

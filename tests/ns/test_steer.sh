@@ -307,7 +307,7 @@ t_cli_errors() {
 	chmod 755 "$XS_TMP/nobody" "$XS_TMP/nobody/xdpsteer"
 	for cmd in "stats $IF_STEER" "target add $IF_STEER cpu 1" "attach $DEV_B" "status"; do
 		# shellcheck disable=SC2086
-		expect_error "not root: $cmd" "must run as root" run_in "$NS_STEER" \
+		expect_error "not root: $cmd" "missing capabilities: CAP_SYS_ADMIN" run_in "$NS_STEER" \
 			setpriv --reuid=65534 --regid=65534 --clear-groups "$XS_TMP/nobody/xdpsteer" $cmd
 	done
 	for cmd in "stats $IF_STEER" "attach $DEV_B" "status"; do
@@ -325,6 +325,7 @@ t_cli_errors() {
 	local before_id
 	before_id=$(ip -n "$NS_STEER" -d link show dev "$DEV_B" | grep -o 'prog/xdp id [0-9]*')
 	expect_error "foreign XDP program" "already has XDP program 'xs_test_pass'" xs attach "$DEV_B"
+	grep -q "xdp off" "$XS_TMP/ee.err" && fail "the advice removes a program that is not ours"
 	assert_eq "foreign program untouched" \
 		"$(ip -n "$NS_STEER" -d link show dev "$DEV_B" | grep -o 'prog/xdp id [0-9]*')" "$before_id"
 	[ ! -e "$PIN_ROOT/$DEV_B" ] || fail "a rejected attach left $PIN_ROOT/$DEV_B"
@@ -368,6 +369,53 @@ t_cli_errors() {
 	xs target del "$IF_STEER" cpu 1
 	xs target add "$IF_STEER" dev "${DEV_PREFIX}e15"
 	echo "ok: a 16th target fits again after one is removed"
+}
+
+# A dev target that is the veth peer of the attached interface: whatever is
+# steered to it comes back in on the interface, into the program, and loops
+# (the old code took it: one packet then circled at about 4 Mpps). Refused
+# by the command and by a file, naming the loop, with nothing changed.
+t_dev_target_loop() {
+	local la=xl${RUN_ID}a lb=xl${RUN_ID}b f=$XS_TMP/loop.conf before
+	ip -n "$NS_STEER" link add "$la" type veth peer name "$lb"
+	ip -n "$NS_STEER" link set "$la" up
+	ip -n "$NS_STEER" link set "$lb" up
+	attach_in "$NS_STEER" "$la" --xdp-mode skb >/dev/null
+	xs target add "$la" cpu 0 >/dev/null
+	before=$(bpftool map dump pinned "$PIN_ROOT/$la/xs_targets" | md5sum)
+	expect_error "target dev: the veth peer" "target dev $lb is the veth peer of $la: .*loop" \
+		xs target add "$la" dev "$lb"
+	printf 'target cpu 0\ntarget dev %s\n' "$lb" >"$f"
+	chmod 600 "$f"
+	expect_error "a file's target dev: the veth peer" "^$f:2: target dev $lb is the veth peer" \
+		xs apply "$la" -f "$f"
+	expect_error "target dev: the interface itself" "target dev $la is $la itself: .*loop" \
+		xs target add "$la" dev "$la"
+	assert_eq "xs_targets unchanged" \
+		"$(bpftool map dump pinned "$PIN_ROOT/$la/xs_targets" | md5sum)" "$before"
+	# Any other veth is a target as before.
+	xs target add "$la" dev "$DEV_A" >/dev/null
+	echo "ok: dev $DEV_A, whose peer is not $la, is taken"
+	xs_detach_quiet "$NS_STEER" "$la"
+	ip -n "$NS_STEER" link del "$la"
+}
+
+# decap attach where xdpsteer steers: libxdp attached the steering program
+# alone (its dispatcher fails here), so the decap program cannot join it.
+# The old advice was `ip link set dev IF xdp off`, which removes the load
+# balancer; the refusal names what runs there and how xdpsteer removes it.
+t_decap_beside_steering() {
+	local id
+	attach --xdp-mode skb >/dev/null
+	id=$(ip -n "$NS_STEER" -d link show dev "$IF_STEER" | grep -o 'prog/xdp id [0-9]*')
+	expect_error "decap attach on the steering interface" \
+		"$IF_STEER runs xdpsteer's load balancer .* run .xdpsteer detach $IF_STEER. first if that one should go" \
+		xs decap attach "$IF_STEER"
+	grep -q "xdp off" "$XS_TMP/ee.err" && fail "the advice still removes whatever runs there"
+	assert_eq "the steering program is still there" \
+		"$(ip -n "$NS_STEER" -d link show dev "$IF_STEER" | grep -o 'prog/xdp id [0-9]*')" "$id"
+	[ ! -e "$DECAP_PIN_ROOT/$IF_STEER" ] || fail "a refused decap attach left its pins"
+	echo "ok: refused, the steering program untouched"
 }
 
 # ---------------------------------------------------------------------------

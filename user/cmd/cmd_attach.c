@@ -20,6 +20,7 @@
 #include "log.h"
 #include "names.h"
 #include "pool.h"
+#include "service.h"
 #include "upgrade.h"
 #include "xs_gue.h"
 
@@ -167,6 +168,20 @@ static void xs_status_build(const struct xs_handle *h, struct xs_build *b)
 		close(fd);
 }
 
+/* Without a flow table: the services whose established flows move on every change (service.h). */
+static void xs_status_warn_flows(const struct xs_handle *h)
+{
+	struct xs_service_entry *sv = NULL;
+	__u32 i, n = 0;
+
+	if (xs_services_list(h, &sv, &n))
+		return;
+	for (i = 0; i < n; i++)
+		if (!xs_service_keeps_flows(&sv[i].svc))
+			xs_service_warn_flows(h->ifname, &sv[i].key, &sv[i].svc);
+	free(sv);
+}
+
 /* One attachment: its text, or its object appended to @arr (--json). */
 static int xs_status_one(const char *ifname, xs_json *arr)
 {
@@ -207,8 +222,10 @@ static int xs_status_one(const char *ifname, xs_json *arr)
 		close(fd);
 	}
 	/* Off, there is no pin and no flow cache in use. */
-	if (table_off)
+	if (table_off) {
 		cache_slots = 0;
+		xs_status_warn_flows(&h);
+	}
 	mp = xdp_multiprog__get_from_ifindex(h.ifindex);
 	if (!libxdp_get_error(mp)) {
 		struct xdp_program *p = xdp_multiprog__main_prog(mp);

@@ -5,6 +5,7 @@
  * /sys/fs/bpf/xdpsteer-decap/IFACE/.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <ifaddrs.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,7 +100,7 @@ int xs_cmd_decap_attach(const struct xs_args *a)
 		return ifindex;
 	if (xs_decap_dir(dir, sizeof(dir), ifname))
 		return -EINVAL;
-	if (!access(dir, F_OK)) {
+	if (!faccessat(AT_FDCWD, dir, F_OK, AT_EACCESS)) {
 		pr_warn("the decap program is already attached to %s (run: xdpsteer decap detach "
 			"%s)\n", ifname, ifname);
 		return -EEXIST;

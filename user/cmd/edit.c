@@ -3,6 +3,7 @@
  * Every command that changes state is one edit of the model (model.h):
  * open the attachment, load its running state, make the edit, commit. The
  * edit holds the rules; the commit plans and writes in one transaction.
+ * --dry-run stops the commit after the plan, for every command alike.
  */
 #include <stdlib.h>
 #include "commands.h"
@@ -17,7 +18,7 @@ struct xs_edit_ctx {
 static int xs_edit_commit(void *ctx)
 {
 	struct xs_edit_ctx *e = ctx;
-	struct xs_commit_opts o = { 0 };
+	struct xs_commit_opts o = { .dry_run = xs_flag(e->a, "dry-run") };
 	struct xs_model m;
 	int err;
 
@@ -51,7 +52,8 @@ int xs_cmd_edit(const struct xs_args *a, xs_edit_fn edit)
 		/* --json: the commit's report, as a document, once it is done. */
 		err = xs_capture_stdout(xs_edit_commit, &e, &text);
 		if (!err)
-			err = xs_json_print(a, xs_plan_json(text, h.ifname, NULL, false));
+			err = xs_json_print(a, xs_plan_json(text, h.ifname, NULL,
+							    xs_flag(a, "dry-run")));
 		free(text);
 	}
 	xs_close(&h);

@@ -33,6 +33,13 @@ static const struct xs_opt json_opts[] = {
 	JSON_OPTS,
 	{ 0 },
 };
+/* Every command that commits takes --dry-run: the commit prints its plan and writes nothing. */
+#define DRY_RUN_OPT { "dry-run", NULL, "print the plan only; change nothing" }
+static const struct xs_opt edit_opts[] = {
+	DRY_RUN_OPT,
+	JSON_OPTS,
+	{ 0 },
+};
 #define HEALTH_DIR_OPT \
 	{ "run-dir", "DIR", "where the agent keeps health-IFACE, the backends' health " \
 			    "(default /run/xdpsteer)" }
@@ -94,7 +101,7 @@ static const struct xs_opt show_opts[] = {
 
 static const struct xs_opt apply_opts[] = {
 	{ "file", "FILE", "the configuration" },
-	{ "dry-run", NULL, "print the plan only" },
+	DRY_RUN_OPT,
 	{ "watch", NULL, "keep running; re-apply when the file changes" },
 	JSON_OPTS,
 	{ 0 },
@@ -129,10 +136,13 @@ static const struct xs_opt help_opts[] = {
 #define CMD(w, syn, h, lo, hi, o, k, fn)                                                          \
 	{ .words = (w), .synopsis = (syn), .help = (h), .min_pos = (lo), .max_pos = (hi),         \
 	  .opts = (o), .keys = (k), .run = (fn) }
-/* A command that changes state: one edit of the model, committed (edit.c); --json: its plan. */
+/*
+ * A command that changes state: one edit of the model, committed (edit.c);
+ * --json: its plan; --dry-run: the plan only.
+ */
 #define EDIT(w, syn, h, lo, hi, k, fn)                                                            \
 	{ .words = (w), .synopsis = (syn), .help = (h), .min_pos = (lo), .max_pos = (hi),         \
-	  .opts = json_opts, .keys = (k), .edit = (fn) }
+	  .opts = edit_opts, .keys = (k), .edit = (fn) }
 
 #define TARGET "IFACE cpu N | dev IFNAME"
 #define TARGET_OR_ID TARGET " | id N"

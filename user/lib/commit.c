@@ -105,6 +105,29 @@ static void xs_plan_moves(struct xs_plan *pl)
 	}
 }
 
+/*
+ * Without a flow table, every service the plan adds or changes whose flows
+ * nothing keeps gets its warning (service.h), in a dry run too, and in the
+ * agent's quiet commits: the same rule for every path a change takes.
+ */
+static void xs_plan_warn_flows(const struct xs_plan *pl)
+{
+	__u32 i, entries = 1;
+
+	if (xs_flow_table_entries(pl->h, &entries) || entries)
+		return;
+	for (i = 1; i < pl->n; i++) {
+		const struct xs_plan_pool *pp = &pl->p[i];
+
+		if (!pp->will || xs_service_keeps_flows(&pp->new_svc))
+			continue;
+		if (pp->had && xs_pool_same(&pp->old, &pp->new) &&
+		    xs_service_same(&pp->old_svc, &pp->new_svc))
+			continue;
+		xs_service_warn_flows(pl->h->ifname, &pp->key, &pp->new_svc);
+	}
+}
+
 /* Backends in next per address: whether a removed backend's address is still someone's. */
 static int xs_addr_users_build(struct xs_plan *pl)
 {
@@ -333,6 +356,8 @@ static int xs_commit_once(const struct xs_handle *h, const struct xs_model *m,
 	}
 	if (!o->quiet)
 		xs_plan_moves(&pl);
+	fflush(stdout);
+	xs_plan_warn_flows(&pl);
 	if (o->dry_run) {
 		printf("dry run: %d change%s not applied%s\n", pl.changes,
 		       pl.changes == 1 ? "" : "s",

@@ -18,6 +18,14 @@
 #define XS_DEFAULT_TUNNEL_SRC4 "172.16.0.0/16"
 #define XS_DEFAULT_TUNNEL_SRC6 "fd00:7873::/96"
 #define XS_DEFAULT_PIN_RATE 50000 /* new pins per second per CPU: docs/robustness.md */
+/*
+ * Empty slots a slot-count may add past those a pool's objects need. A new
+ * flow whose slot is empty draws XS_HOLE_DRAWS more times, then walks the
+ * slots one by one (include/xs_holes.h), about 15 ns a slot in the
+ * kernel: 255 empty slots cost 5 us a new flow, 65535 cost 1 ms. The
+ * verifier sets no lower bound (bpf_loop() allows 8M steps).
+ */
+#define XS_MAX_SPARE_SLOTS 256
 
 /* The digits of a default, for help texts: XS_XSTR(XS_DEFAULT_QSIZE) is "2048". */
 #define XS_STR(x) #x

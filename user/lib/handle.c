@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* The handle of one attachment (handle.h): opening its pins, mapping its epoch. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
 #include <sys/mman.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
@@ -13,13 +16,61 @@
 #include "log.h"
 #include "xs_common.h"
 
+/*
+ * What the commands need, by capability: not by uid, so that a service
+ * account given exactly these may run them, and root without them is told
+ * which are missing rather than failing half way with EPERM. CAP_BPF is not
+ * among them: opening a map or program by id takes CAP_SYS_ADMIN, which
+ * grants all CAP_BPF does, and CAP_BPF alone opens no pool.
+ */
+static const struct {
+	int cap;
+	const char *name;
+	const char *why;
+	bool not_root;	/* needed only when the uid is not 0 */
+} xs_caps[] = {
+	{ CAP_SYS_ADMIN, "CAP_SYS_ADMIN", "open the pools and programs by id; it includes CAP_BPF",
+	  false },
+	{ CAP_NET_ADMIN, "CAP_NET_ADMIN", "attach XDP programs, manage backends' neighbours",
+	  false },
+	{ CAP_DAC_OVERRIDE, "CAP_DAC_OVERRIDE", "open root's pins, mode 0600", true },
+};
+
+/* Missing capabilities of this process, as "CAP_X (why), ..." in @buf: 0, or how many. */
+static int xs_caps_missing(char *buf, size_t len)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = { 0 };
+	bool root = geteuid() == 0;
+	size_t i, off = 0;
+	int n = 0;
+
+	buf[0] = 0;
+	if (syscall(SYS_capget, &hdr, data)) {
+		snprintf(buf, len, "capget: %s", strerror(errno));
+		return 1;
+	}
+	for (i = 0; i < XS_ARRAY_SIZE(xs_caps); i++) {
+		int c = xs_caps[i].cap;
+
+		if ((root && xs_caps[i].not_root) ||
+		    (data[CAP_TO_INDEX(c)].effective & CAP_TO_MASK(c)) || off >= len)
+			continue;
+		off += snprintf(buf + off, len - off, "%s%s (%s)", n ? ", " : "",
+				xs_caps[i].name, xs_caps[i].why);
+		n++;
+	}
+	return n;
+}
+
 int xs_check_env(void)
 {
 	struct statfs sfs;
+	char missing[384];
 
-	if (geteuid() != 0) {
-		pr_warn("must run as root: loading XDP programs and opening pinned maps need "
-			"CAP_BPF and CAP_NET_ADMIN (try: sudo xdpsteer ...)\n");
+	if (xs_caps_missing(missing, sizeof(missing))) {
+		pr_warn("missing capabilities: %s; run as root (sudo xdpsteer ...) or grant them "
+			"(e.g. systemd's AmbientCapabilities=)\n", missing);
 		return -EPERM;
 	}
 	if (statfs("/sys/fs/bpf", &sfs) || sfs.f_type != BPF_FS_MAGIC) {

@@ -41,7 +41,7 @@ struct xs_handle {
 	__u32 *epoch;		/* xs_epoch's value, mapped: see xs_epoch_bump() */
 };
 
-/* Root, and bpffs mounted: what every command that touches BPF needs. */
+/* The capabilities, and bpffs mounted: what every command that touches BPF needs. */
 int xs_check_env(void);
 int xs_ifindex(const char *ifname);
 /* The attachment on @ifname: interface, pin directory, CPU count; no map opened. */

@@ -5,6 +5,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include <xdp/libxdp.h>
 #include "log.h"
 #include "pins.h"
+#include "xs_common.h"
 
 int xs_pin_dir(char *buf, size_t len, const char *ifname)
 {
@@ -56,7 +58,8 @@ bool xs_is_attached(const char *ifname)
 	if (xs_pin_dir(dir, sizeof(dir), ifname) ||
 	    xs_pin_path(path, sizeof(path), dir, XS_PIN_PROG_XDP))
 		return false;
-	return access(path, F_OK) == 0;
+	/* AT_EACCESS: access() would drop the capabilities of a caller whose uid is not 0. */
+	return faccessat(AT_FDCWD, path, F_OK, AT_EACCESS) == 0;
 }
 
 /* Remove everything in the pin directory, then the directory itself. */
@@ -115,26 +118,55 @@ int xs_chmod_pins(const char *dir)
 }
 
 /*
- * xdpsteer coexists only with programs libxdp manages. A program attached
- * some other way (ip link, another loader) cannot be shared, so say so.
+ * xdpsteer's own programs, by name: what each is, and how to remove it.
+ * Another program is never ours to remove: the message says how to find
+ * out what it is, not how to take it away.
+ */
+static const struct {
+	const char *prog;
+	const char *what;
+	const char *remove;
+} xs_own_progs[] = {
+	{ "xdpsteer_xdp", "xdpsteer's load balancer", "xdpsteer detach" },
+	{ "xdpsteer_decap", "xdpsteer's decap program", "xdpsteer decap detach" },
+};
+
+/*
+ * xdpsteer coexists only with programs in a libxdp dispatcher. A program
+ * attached alone cannot be shared: one put there some other way (ip link,
+ * another loader), or one of ours when libxdp fell back to a single program
+ * because the kernel refused its dispatcher (-vv shows why).
  */
 int xs_check_iface_free(const char *ifname, int ifindex)
 {
 	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
 	struct xdp_program *main_prog;
+	const char *name;
+	size_t i;
 	int err = 0;
 
 	if (libxdp_get_error(mp))
 		return 0; /* nothing attached */
 	main_prog = xdp_multiprog__main_prog(mp);
-	if (xdp_multiprog__is_legacy(mp) && main_prog) {
-		pr_warn("%s already has XDP program '%s' (id %u) that was not attached through a "
-			"libxdp dispatcher, so xdpsteer cannot run beside it; remove it first "
-			"(ip link set dev %s xdp off, or xdp-loader unload %s --all)\n",
-			ifname, xdp_program__name(main_prog), xdp_program__id(main_prog), ifname,
-			ifname);
-		err = -EBUSY;
+	if (!xdp_multiprog__is_legacy(mp) || !main_prog)
+		goto out;
+	err = -EBUSY;
+	name = xdp_program__name(main_prog);
+	for (i = 0; i < XS_ARRAY_SIZE(xs_own_progs); i++) {
+		if (strcmp(name, xs_own_progs[i].prog))
+			continue;
+		pr_warn("%s runs %s (XDP program '%s', id %u) alone, without libxdp's "
+			"dispatcher, so no other XDP program can run beside it: put this one on "
+			"another interface, or run `%s %s` first if that one should go\n",
+			ifname, xs_own_progs[i].what, name, xdp_program__id(main_prog),
+			xs_own_progs[i].remove, ifname);
+		goto out;
 	}
+	pr_warn("%s already has XDP program '%s' (id %u), attached without libxdp's dispatcher, "
+		"so xdpsteer cannot run beside it; find out what it is and who needs it "
+		"(bpftool prog show id %u) before removing it\n", ifname, name,
+		xdp_program__id(main_prog), xdp_program__id(main_prog));
+out:
 	xdp_multiprog__close(mp);
 	return err;
 }

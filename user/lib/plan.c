@@ -381,7 +381,8 @@ int xs_plan_build(struct xs_plan *pl)
 	if (!pl->all || !pl->next || !pl->p)
 		return -ENOMEM;
 	err = xs_targets_read(pl->h, pl->all) ?: xs_services_list(pl->h, &sv, &nsv) ?:
-	      xs_plan_index(pl) ?: xs_plan_check_places(pl) ?: xs_plan_defer(pl);
+	      xs_plan_index(pl) ?: xs_plan_check_loops(pl) ?: xs_plan_check_places(pl) ?:
+	      xs_plan_defer(pl);
 	if (err)
 		goto out;
 	memcpy(pl->next, pl->all, XS_MAX_TARGETS * sizeof(*pl->all));

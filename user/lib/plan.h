@@ -72,6 +72,8 @@ void xs_plan_err(const struct xs_plan *pl, const char *source, int line, const c
 	__attribute__((format(printf, 4, 5)));
 /* Every pool the model places, checked whole before anything is written (plan_place.c). */
 int xs_plan_check_places(struct xs_plan *pl);
+/* A dev target whose frames would come back into this program (plan_check.c). */
+int xs_plan_check_loops(struct xs_plan *pl);
 /* Which objects wait for a second commit (plan_place.c). */
 int xs_plan_defer(struct xs_plan *pl);
 /* Is target id @id claimed by a model object's explicit place? */

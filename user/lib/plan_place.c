@@ -15,6 +15,7 @@
 #include "endpoint.h"
 #include "log.h"
 #include "plan.h"
+#include "xs_holes.h"
 
 bool xs_plan_claimed(const struct xs_plan *pl, __u32 id)
 {
@@ -224,6 +225,33 @@ static void xs_pool_what(const struct xs_model *m, int s, char *buf, size_t len)
 }
 
 /*
+ * The empty slots @count adds to @p, built with it, past the slots its
+ * objects need: at most XS_MAX_SPARE_SLOTS (defaults.h says why).
+ */
+static int xs_check_spare(struct xs_plan *pl, const struct xs_pool *p, int s, int line,
+			  const char *what, const struct xs_member *mb, __u32 n, __u32 count)
+{
+	struct xs_pool bare = { 0 };
+	__u32 need;
+	int err;
+
+	if (p->hdr.n_buckets <= XS_MAX_SPARE_SLOTS)
+		return 0;
+	err = xs_place_members(pl, &bare, line, what, mb, n, 0, NULL);
+	need = bare.hdr.n_buckets;
+	xs_pool_free(&bare);
+	if (err || p->hdr.n_buckets - need <= XS_MAX_SPARE_SLOTS)
+		return err;
+	xs_plan_err(pl, s < 0 ? NULL : pl->m->svc[s].source, line,
+		    "%s: slot-count %u leaves %u empty slots past the %u its objects need; a new "
+		    "flow whose slot is empty draws %u more times, then walks them one by one "
+		    "(about 15 ns each: 1 ms a new flow at 65536), so a slot-count may add at "
+		    "most %u: use %u or less", what, count, p->hdr.n_buckets - need, need,
+		    XS_HOLE_DRAWS, XS_MAX_SPARE_SLOTS, need + XS_MAX_SPARE_SLOTS);
+	return -ERANGE;
+}
+
+/*
  * Every pool the model places, built whole from the model before anything
  * is written: a slot named twice, or a pool its algorithm cannot hold, is
  * refused here, not half way through a commit of two steps.
@@ -249,7 +277,8 @@ int xs_plan_check_places(struct xs_plan *pl)
 		line = s < 0 ? m->hand_line : m->svc[s].line;
 		scratch.hdr.algo = s < 0 ? m->set.algo : m->svc[s].s.algo;
 		scratch.hdr.hand_size = s < 0 ? m->set.hand_size : m->svc[s].s.hand_size;
-		err = xs_place_members(pl, &scratch, line, what, mb, n, count, NULL);
+		err = xs_place_members(pl, &scratch, line, what, mb, n, count, NULL) ?:
+		      xs_check_spare(pl, &scratch, s, line, what, mb, n, count);
 		if (err)
 			break;
 		xs_log_capture(msg, sizeof(msg));

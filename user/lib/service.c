@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include "parse.h"
 #include "log.h"
+#include "names.h"
 #include "service.h"
 
 int xs_parse_service(const char *s, struct xs_service_key *key)
@@ -270,4 +271,27 @@ int xs_vip_ref(const struct xs_handle *h, const struct xs_service_key *key, int 
 	if (!v.services)
 		return bpf_map_delete_elem(h->vips_fd, &vk) && errno != ENOENT ? -errno : 0;
 	return bpf_map_update_elem(h->vips_fd, &vk, &v, BPF_ANY) ? -errno : 0;
+}
+
+bool xs_service_keeps_flows(const struct xs_service *svc)
+{
+	return svc->encap == XS_ENCAP_GUE && svc->second_chance;
+}
+
+/*
+ * A warning, not a refusal: --flow-table-size 0 is chosen at attach, on
+ * purpose (no state per flow, GLB's way), and a service that has no second
+ * chance may still be wanted so; but never in silence.
+ */
+void xs_service_warn_flows(const char *ifname, const struct xs_service_key *key,
+			   const struct xs_service *svc)
+{
+	char name[80];
+
+	xs_format_service(key, name, sizeof(name));
+	pr_warn("%s: warning: service %s (%s%s) has no flow table to pin its flows (attached "
+		"with --flow-table-size 0): its established flows move whenever its backends "
+		"change; encap gue with second-chance on keeps them, or attach with a flow "
+		"table\n", ifname, name, xs_name_of(xs_encap_names, svc->encap),
+		svc->encap == XS_ENCAP_GUE ? ", second-chance off" : "");
 }

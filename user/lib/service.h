@@ -36,6 +36,16 @@ __u32 xs_backend_find(const struct xs_target *all, __u32 svc_id, const __be32 *a
 int xs_parse_backend(const char *s, struct xs_target *t);
 __u32 xs_backend_uid(void);
 
+/*
+ * Without a flow table (attach --flow-table-size 0), does anything keep a
+ * service's established flows where they are when its pool changes? Only
+ * second chance, which is gue's: an ipip or l2 service's flows move.
+ */
+bool xs_service_keeps_flows(const struct xs_service *svc);
+/* The warning, on stderr, for a service of an attachment without a flow table that does not. */
+void xs_service_warn_flows(const char *ifname, const struct xs_service_key *key,
+			   const struct xs_service *svc);
+
 /* Same delivery (encap, tunnel sources)? The id is not compared. */
 bool xs_service_same(const struct xs_service *a, const struct xs_service *b);
 
