@@ -178,7 +178,7 @@ const struct xs_cmd xs_commands[] = {
 	    1, apply_opts, NULL, xs_cmd_apply),
 	CMD("show", "IFACE", "IFACE's running state, in the format apply reads", 1, 1, show_opts,
 	    NULL, xs_cmd_show),
-	CMD("agent", "IFACE... [--etcd URL | -f FILE...] | drain|undrain|status",
+	CMD("agent", "IFACE... [--etcd URL | -f FILE...] | drain|undrain|status [IFACE]",
 	    "keep IFACEs equal to etcd or files (or as they are); run the services' health checks; "
 	    "announce the VIPs (docs/fleet.md, docs/health.md)", 1, XS_MAX_POS,
 	    agent_opts, NULL, xs_cmd_agent),
