@@ -54,13 +54,19 @@ wait_applied() {
 	return 1
 }
 
-# boot: the container, up to a running (or degraded) system; else the reason.
+# boot: the container, up to a running (or degraded) system; else 1, the reason
+# in BOOT_ERR (not printed: a signal trap must find stdout as main left it).
+BOOT_ERR=""
+booterr() {
+	BOOT_ERR=$*
+	return 1
+}
 boot() {
 	local i st="" t0
 	t0=$(date +%s%N)
 	STAGE=$XS_TMP/stage
 	make -s -C "$XS_TOP" install DESTDIR="$STAGE" >"$XS_TMP/install.log" 2>&1 ||
-		{ echo "make install DESTDIR=$STAGE failed: $(tail -n 5 "$XS_TMP/install.log")"; return 1; }
+		{ booterr "make install DESTDIR=$STAGE failed: $(tail -n 5 "$XS_TMP/install.log")"; return; }
 	install -m 0755 "$XS" "$STAGE/usr/local/sbin/xdpsteer" # the binary under test
 	printf '%s\n' "service 10.9.0.10:80/tcp check tcp interval 200ms timeout 200ms" \
 		"backend 10.9.0.10:80/tcp 10.9.1.1" >"$STAGE/etc/xdpsteer/$IF_A.conf"
@@ -70,12 +76,12 @@ boot() {
 	systemd-id128 new >"$XS_TMP/machine-id"
 	BPF_MNT=$XS_TMP/bpf
 	mkdir "$BPF_MNT"
-	mount -t bpf bpf "$BPF_MNT" || { echo "cannot mount a bpffs on $BPF_MNT"; BPF_MNT=""; return 1; }
+	mount -t bpf bpf "$BPF_MNT" || { booterr "cannot mount a bpffs on $BPF_MNT"; BPF_MNT=""; return 1; }
 
-	ns_add "$NS_UNIT" || { echo "cannot create netns $NS_UNIT"; return 1; }
+	ns_add "$NS_UNIT" || { booterr "cannot create netns $NS_UNIT"; return; }
 	ip -n "$NS_UNIT" link add "$IF_A" type veth peer name "$IF_B" &&
 		ip -n "$NS_UNIT" link set "$IF_A" up && ip -n "$NS_UNIT" link set "$IF_B" up ||
-		{ echo "cannot create the veth pair in $NS_UNIT"; return 1; }
+		{ booterr "cannot create the veth pair in $NS_UNIT"; return; }
 
 	# basic.target: none of the host's enabled services. The machine-id makes
 	# it no first boot (systemd-firstboot would wait for a console). nspawn
@@ -90,7 +96,7 @@ boot() {
 	NSPAWN_PID=$!
 	for ((i = 0; i < 300; i++)); do
 		kill -0 "$NSPAWN_PID" 2>/dev/null ||
-			{ echo "systemd-nspawn exited: $(tail -n 5 "$XS_TMP/nspawn.log")"; return 1; }
+			{ booterr "systemd-nspawn exited: $(tail -n 5 "$XS_TMP/nspawn.log")"; return; }
 		[ -z "$CPID" ] && CPID=$(pgrep -P "$NSPAWN_PID" -x systemd || true)
 		if [ -n "$CPID" ]; then
 			st=$(cx systemctl is-system-running 2>/dev/null || true)
@@ -101,14 +107,14 @@ boot() {
 	case $st in
 	running | degraded) ;;
 	*)
-		echo "systemd did not boot in 30 s (state '$st'): $(tail -n 5 "$XS_TMP/nspawn.log")"
-		return 1
+		booterr "systemd did not boot in 30 s (state '$st'): $(tail -n 5 "$XS_TMP/nspawn.log")"
+		return
 		;;
 	esac
 	echo "(systemd booted the container in $((($(date +%s%N) - t0) / 1000000)) ms, with make install; $st)"
 	cx /usr/local/sbin/xdpsteer attach "$IF_A" --xdp-mode skb >/dev/null &&
 		cx /usr/local/sbin/xdpsteer attach "$IF_B" --xdp-mode skb >/dev/null ||
-		{ echo "cannot attach xdpsteer in the container"; return 1; }
+		{ booterr "cannot attach xdpsteer in the container"; return; }
 }
 
 cleanup_unit() {
@@ -220,6 +226,14 @@ t_stop() {
 	grep -q "agent: stopped" <(cx journalctl -q -u "$UNIT$IF_A.service" -o cat) ||
 		fail "no clean stop in the journal: $(cx journalctl -q -u "$UNIT$IF_A.service" -o cat | tail -n 5)"
 }
+# drain|undrain|status IFACE name the unit's run directory; IFACE is no path.
+t_request_iface() {
+	expect_error "status of an instance that is not running" \
+		"no agent answers at /run/xdpsteer/xsunone$RUN_ID/agent.sock" timeout 5 "$XS" agent status "xsunone$RUN_ID"
+	expect_error "a path for IFACE" "agent drain: '../x' is not an interface name" timeout 5 "$XS" agent drain ../x
+	expect_error "--run-dir wins over IFACE" "no agent answers at $XS_TMP/none/agent.sock" \
+		timeout 5 "$XS" agent undrain "$IF_A" --run-dir "$XS_TMP/none"
+}
 ns_needs sandbox two_instances
 ns_needs stop two_instances
 
@@ -233,8 +247,10 @@ main() {
 		command -v "$t" >/dev/null || fatal "$XS_SUITE" "missing tool: $t (make deps)"
 	done
 	xs_tmp unit || fatal "$XS_SUITE" "cannot create a temporary directory"
-	boot >"$XS_TMP/boot.log" 2>&1 || fatal "$XS_SUITE" "cannot boot systemd in a container: $(cat "$XS_TMP/boot.log")"
-	cat "$XS_TMP/boot.log"
+	# Named like a test, so a watchdog's TERM during the boot says so.
+	_XS_CURRENT=boot
+	boot || fatal "$XS_SUITE" "cannot boot systemd in a container: $BOOT_ERR"
+	_XS_CURRENT=""
 	for t in "${NS_TESTS[@]}"; do
 		run_test "$t" "t_$t"
 	done
