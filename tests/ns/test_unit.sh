@@ -207,6 +207,24 @@ t_sandbox() {
 	assert_eq "NoNewPrivs Seccomp" "$(cx cat "/proc/$pid/status" | awk '/^NoNewPrivs:|^Seccomp:/ {printf "%s ", $2}')" "1 2 "
 }
 
+# RuntimeDirectoryPreserve=restart: an agent that dies comes back drained.
+t_drain_survives_restart() {
+	local pid i
+	status_of "$IF_B" >/dev/null
+	cx timeout 5 /usr/local/sbin/xdpsteer agent drain "$IF_B" | pyx 'd["drained"]' - | grep -qx true ||
+		fail "agent drain $IF_B did not drain"
+	pid=$(prop "$IF_B" MainPID)
+	cx kill -KILL "$pid"
+	for ((i = 0; i < 100; i++)); do
+		[ "$(status_of "$IF_B" 2>/dev/null | pyx 'd["pid"]' - 2>/dev/null)" = "$(prop "$IF_B" MainPID)" ] &&
+			[ "$(prop "$IF_B" MainPID)" != "$pid" ] && [ "$(prop "$IF_B" MainPID)" != 0 ] && break
+		sleep 0.1
+	done
+	assert_eq "$IF_B: NRestarts after a SIGKILL" "$(prop "$IF_B" NRestarts)" 1
+	assert_eq "$IF_B: drained after the restart" "$(status_of "$IF_B" | pyx 'd["drained"]' -)" true
+	cx timeout 5 /usr/local/sbin/xdpsteer agent undrain "$IF_B" >/dev/null
+}
+
 t_stop() {
 	local i
 	for i in "$IF_A" "$IF_B"; do
@@ -237,6 +255,7 @@ t_request_iface() {
 		timeout 5 "$XS" agent undrain "$IF_A" --run-dir "$XS_TMP/none"
 }
 ns_needs sandbox two_instances
+ns_needs drain_survives_restart two_instances
 ns_needs stop two_instances
 
 main() {
