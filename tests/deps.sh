@@ -7,6 +7,7 @@ set -euo pipefail
 PKGS=(clang llvm clang-19 libbpf-dev libxdp-dev xdp-tools bpftool libelf-dev zlib1g-dev
       pkg-config gcc-multilib make iproute2 socat python3 procps ethtool util-linux
       libclang-rt-14-dev cppcheck clang-tidy-14 valgrind libjson-c-dev scdoc man-db systemd
+      systemd-container
       libcurl4-openssl-dev etcd-server etcd-client bird2
       libmicrohttpd-dev prometheus curl)
 

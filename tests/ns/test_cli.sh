@@ -443,7 +443,7 @@ t_install_tree() {
 	[ -d "$STAGE/etc/xdpsteer" ] || fail "no /etc/xdpsteer"
 	assert_eq "binary mode" "$(stat -c %a "$STAGE/usr/local/sbin/xdpsteer")" 755
 	assert_eq "man page mode" "$(stat -c %a "$STAGE/usr/local/share/man/man8/xdpsteer.8")" 644
-	grep -qx "ExecStart=/usr/local/sbin/xdpsteer agent -f /etc/xdpsteer/%i.conf %i" \
+	grep -qx "ExecStart=/usr/local/sbin/xdpsteer agent -f /etc/xdpsteer/%i.conf --run-dir /run/xdpsteer/%i %i" \
 		"$STAGE/usr/local/lib/systemd/system/xdpsteer-agent@.service" || fail "ExecStart"
 	"$STAGE/usr/local/sbin/xdpsteer" --version >/dev/null || fail "the installed binary does not run"
 	# PREFIX moves everything but /etc.

@@ -196,7 +196,8 @@ int xs_agent_control(const char *run_dir, const char *request)
 	fd = xs_unix_connect(path, XS_CTL_TIMEOUT_S);
 	if (fd < 0) {
 		pr_warn("no agent answers at %s: %s (is `xdpsteer agent` running with this "
-			"--run-dir?)\n", path, strerror(-fd));
+			"--run-dir? the systemd unit's agent for IFACE: `xdpsteer agent %s IFACE`)\n",
+			path, strerror(-fd), request);
 		return fd;
 	}
 	buf = malloc(XS_CTL_MAX_REPLY);

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * agent: the daemon (user/agent/, docs/fleet.md), and the requests a running
- * agent answers on its control socket: agent drain|undrain|status.
+ * agent answers on its control socket: agent drain|undrain|status [IFACE].
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -56,7 +58,7 @@ int xs_cmd_agent(const struct xs_args *a)
 	};
 	struct sockaddr_storage metrics_addr;
 	socklen_t metrics_len;
-	char hostname[256];
+	char hostname[256], unit_dir[PATH_MAX];
 	char *password = NULL;
 	const char *s;
 	__u32 ttl;
@@ -71,11 +73,26 @@ int xs_cmd_agent(const struct xs_args *a)
 	/* A bad --metrics address is refused before anything starts. */
 	if (o.metrics && xs_metrics_addr_parse(o.metrics, &metrics_addr, &metrics_len))
 		return -EINVAL;
-	/* Without a source, a request word goes to the running agent; else it names an interface. */
-	if (!o.n_files && !o.etcd.endpoints && o.n_ifaces == 1 &&
+	/*
+	 * Without a source, a request word goes to the running agent; else it
+	 * names an interface. REQUEST IFACE: the systemd unit's agent for IFACE,
+	 * whose run directory is XS_AGENT_RUN_DIR/IFACE (unless --run-dir).
+	 */
+	if (!o.n_files && !o.etcd.endpoints && (o.n_ifaces == 1 || o.n_ifaces == 2) &&
 	    (!strcmp(o.ifaces[0], "drain") || !strcmp(o.ifaces[0], "undrain") ||
-	     !strcmp(o.ifaces[0], "status")))
+	     !strcmp(o.ifaces[0], "status"))) {
+		if (o.n_ifaces == 2 && !xs_arg(a, "run-dir")) {
+			if (strlen(o.ifaces[1]) >= IF_NAMESIZE || strchr(o.ifaces[1], '/') ||
+			    o.ifaces[1][0] == '.') {
+				pr_warn("agent %s: '%s' is not an interface name\n", o.ifaces[0],
+					o.ifaces[1]);
+				return -EINVAL;
+			}
+			snprintf(unit_dir, sizeof(unit_dir), "%s/%s", XS_AGENT_RUN_DIR, o.ifaces[1]);
+			o.run_dir = unit_dir;
+		}
 		return xs_agent_control(o.run_dir, o.ifaces[0]);
+	}
 	if (o.n_files && o.etcd.endpoints) {
 		pr_warn("agent: follow etcd (--etcd URL), files (-f FILE), or neither (the running "
 			"state, for its health checks), not both\n");

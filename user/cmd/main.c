@@ -42,7 +42,7 @@ static const struct xs_opt edit_opts[] = {
 };
 #define HEALTH_DIR_OPT \
 	{ "run-dir", "DIR", "where the agent keeps health-IFACE, the backends' health " \
-			    "(default /run/xdpsteer)" }
+			    "(default /run/xdpsteer/IFACE, the unit's, else /run/xdpsteer)" }
 static const struct xs_opt stats_opts[] = {
 	JSON_OPTS,
 	{ "per-cpu", NULL, "break each target down by CPU" },
@@ -120,7 +120,7 @@ static const struct xs_opt agent_opts[] = {
 	{ "password-file", "FILE", "etcd: the user's password, from FILE" },
 	{ "lease-ttl", "SECONDS", "the status key lives this long after the agent (default 10)" },
 	{ "run-dir", "DIR", "control socket, drain mark, bird route files, health files (default "
-			    "/run/xdpsteer)" },
+			    "/run/xdpsteer; drain|undrain|status IFACE: /run/xdpsteer/IFACE)" },
 	{ "bird", "SOCKET", "announce the VIPs through bird2's control socket" },
 	{ "vip-dev", "NAME", "the device the VIP routes point to (default xsvip0)" },
 	{ "metrics", "ADDR:PORT", "serve Prometheus metrics on http://ADDR:PORT/metrics" },
@@ -194,7 +194,7 @@ const struct xs_cmd xs_commands[] = {
 	    1, apply_opts, NULL, xs_cmd_apply),
 	CMD("show", "IFACE", "IFACE's running state, in the format apply reads", 1, 1, show_opts,
 	    NULL, xs_cmd_show),
-	CMD("agent", "IFACE... [--etcd URL | -f FILE...] | drain|undrain|status",
+	CMD("agent", "IFACE... [--etcd URL | -f FILE...] | drain|undrain|status [IFACE]",
 	    "keep IFACEs equal to etcd or files (or as they are); run the services' health checks; "
 	    "announce the VIPs (docs/fleet.md, docs/health.md)", 1, XS_MAX_POS,
 	    agent_opts, NULL, xs_cmd_agent),

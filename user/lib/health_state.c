@@ -26,8 +26,17 @@ const struct xs_name xs_health_names[] = {
 	{ 0, NULL },
 };
 
+/*
+ * No @dir: the systemd unit's agent keeps its files in XS_HEALTH_DIR/IFACE/
+ * (one run directory per instance), an agent started by hand in XS_HEALTH_DIR.
+ */
 static void xs_health_path(char *buf, size_t len, const char *dir, const char *ifname)
 {
+	if (!dir) {
+		snprintf(buf, len, "%s/%s/health-%s", XS_HEALTH_DIR, ifname, ifname);
+		if (!access(buf, F_OK))
+			return;
+	}
 	snprintf(buf, len, "%s/health-%s", dir ? dir : XS_HEALTH_DIR, ifname);
 }
 
