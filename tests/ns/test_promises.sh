@@ -1,0 +1,248 @@
+#!/bin/bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# Promises the documents make to an operator that no other suite held the
+# code to (docs/testing.md, "promises and their tests", lists every promise
+# and the test that guards it):
+#  - detach takes the program off the interface and every pin away, also when
+#    the program was already gone (usage.md, attach, detach, status);
+#  - the seed never leaves the host by a plan, status or an error: a plan
+#    says "a new key", a malformed seed is reported by its length, and a file
+#    may not say "seed random" (usage.md, seed; configuration.md, the seed is
+#    a secret);
+#  - backend add keeps its next hop resolved with a managed neighbour entry,
+#    and backend del removes only ours, once no backend needs it (usage.md,
+#    service and backend);
+#  - an agent running through an upgrade applies its configuration again,
+#    and that changes nothing (upgrade.md);
+#  - apply takes up to 8 files, and refuses a 9th as a usage error, changing
+#    nothing (configuration.md, several files);
+#  - target list with no live target says that packets pass (usage.md, target).
+# Prints "promises: N passed, N failed". Needs root; about 15 s; V=1 for detail.
+#
+#   tests/ns/test_promises.sh [--list | TEST...]   (default: every t_* function, in order)
+set -euo pipefail
+
+XS_SUITE=promises
+if [ -z "${XS_PROMISES_WATCHDOG:-}" ]; then
+	export XS_PROMISES_WATCHDOG=1
+	exec timeout -k 20 "${XS_PROMISES_TIMEOUT:-120}" bash "$0" "$@"
+fi
+
+# shellcheck source=tests/ns/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=tests/ns/state.sh
+. "$(dirname "${BASH_SOURCE[0]}")/state.sh"
+# shellcheck source=tests/ns/agent_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/agent_lib.sh" # status, wait_status
+# Names of this suite's own: pins under $PIN_ROOT are global.
+NS_STEER=ppl-$RUN_ID
+NS_CLIENT=ppc-$RUN_ID
+IF_STEER=ppa$RUN_ID
+IF_CLIENT=ppb$RUN_ID
+
+SEED=5eed000000000000000000000000a11c
+SVC=10.77.0.1:80/tcp
+SVC2=10.77.0.2:80/tcp
+
+# prog_on_iface: the XDP program id on $IF_STEER, or nothing.
+prog_on_iface() {
+	ip -n "$NS_STEER" -d link show dev "$IF_STEER" | grep -o 'prog/xdp id [0-9]*' | awk '{print $3}' || true
+}
+
+# no_long_hex WHAT TEXT: TEXT holds no run of 16 hex digits (half a seed, in any order).
+no_long_hex() {
+	! grep -Eiq '[0-9a-f]{16}' <<<"$2" || fail "$1 shows a key: $2"
+	echo "ok: $1 shows no key"
+}
+
+# ---------------------------------------------------------------------------
+t_detach_removes_everything() {
+	attach --xdp-mode skb >/dev/null
+	xs target add "$IF_STEER" cpu 0 >/dev/null
+	[ -n "$(prog_on_iface)" ] || fail "no program on $IF_STEER after attach"
+	assert_eq "detach says" "$(xs detach "$IF_STEER")" "detached xdpsteer from $IF_STEER"
+	assert_eq "program on $IF_STEER after detach" "$(prog_on_iface)" ""
+	assert_eq "pins after detach" "$(test -e "$PIN_ROOT/$IF_STEER" && echo present || echo none)" none
+
+	# The program taken off behind xdpsteer's back: detach says so and still cleans up.
+	attach --xdp-mode skb >/dev/null
+	run_in "$NS_STEER" ip link set dev "$IF_STEER" xdpgeneric off
+	assert_eq "program after xdpgeneric off" "$(prog_on_iface)" ""
+	local rc=0
+	xs detach "$IF_STEER" >"$XS_TMP/d.out" 2>"$XS_TMP/d.err" || rc=$?
+	echo "  \$ xdpsteer detach -> rc $rc: $(cat "$XS_TMP/d.out" "$XS_TMP/d.err")"
+	assert_eq "detach of a program already gone: exit status" "$rc" 0
+	grep -q "^xdpsteer: $IF_STEER: program was no longer attached; removing its pins$" "$XS_TMP/d.err" ||
+		fail "detach did not say the program was gone: $(cat "$XS_TMP/d.err")"
+	assert_eq "pins after detach of a program already gone" \
+		"$(test -e "$PIN_ROOT/$IF_STEER" && echo present || echo none)" none
+}
+
+t_seed_never_shown() {
+	local out rc
+	attach --xdp-mode skb --seed "$SEED" >/dev/null
+	xs target add "$IF_STEER" cpu 0 >/dev/null
+	out=$(xs seed "$IF_STEER" random)
+	grep -qx '  ~ seed: a new key (every pool)' <<<"$out" || fail "seed random: no plan line: $out"
+	no_long_hex "the plan of seed random" "$out"
+	no_long_hex "the plan of seed HEX" "$(xs seed "$IF_STEER" "$SEED")"
+	out=$(xs seed "$IF_STEER" random --json)
+	assert_eq "the JSON plan's changes" "$(pyx '" | ".join(c["text"] for c in d["changes"])' - <<<"$out")" \
+		"seed: a new key (every pool)"
+	no_long_hex "the JSON plan of seed random" "$out"
+	no_long_hex "status" "$(xs status "$IF_STEER")"
+	no_long_hex "status --json" "$(xs status "$IF_STEER" --json)"
+	no_long_hex "show" "$(xs show "$IF_STEER")"
+	# show --secrets is the one place the key is printed (so the checks above can see one).
+	grep -Eq '^seed [0-9a-f]{32}$' <<<"$(xs show "$IF_STEER" --secrets)" ||
+		fail "show --secrets printed no seed"
+
+	# A malformed seed is reported by its length, never echoed.
+	expect_error "a malformed seed" "a value of 12 characters is not 32 hex digits" \
+		xs seed "$IF_STEER" deadbeefcafe
+	! grep -q deadbeefcafe "$XS_TMP/ee.err" || fail "the error echoed the seed: $(cat "$XS_TMP/ee.err")"
+
+	# A file is a state: 'seed random' in it is refused at its line, nothing changed.
+	printf 'target cpu 0\nseed random\n' >"$XS_TMP/random.conf"
+	chmod 600 "$XS_TMP/random.conf"
+	dump_state "$XS_TMP/before.dump"
+	rc=0
+	xs apply "$IF_STEER" -f "$XS_TMP/random.conf" >"$XS_TMP/r.out" 2>"$XS_TMP/r.err" || rc=$?
+	echo "  \$ xdpsteer apply -f random.conf -> rc $rc: $(cat "$XS_TMP/r.err")"
+	assert_eq "apply of 'seed random': exit status" "$rc" 1
+	grep -q "^$XS_TMP/random.conf:2: seed random: " "$XS_TMP/r.err" ||
+		fail "not refused at its line: $(cat "$XS_TMP/r.err")"
+	assert_same_state "apply of 'seed random'" "$XS_TMP/before.dump"
+}
+
+# managed NEIGH: the flags of our neighbour entry for NEIGH on $IF_STEER ("managed"
+# when xdpsteer keeps it, "PERMANENT" when set by hand, "none" when there is none).
+neigh_of() {
+	local l
+	l=$(ip -n "$NS_STEER" neigh show "$1" dev "$IF_STEER")
+	if [ -z "$l" ]; then
+		echo none
+	elif grep -q managed <<<"$l"; then
+		echo managed
+	elif grep -q PERMANENT <<<"$l"; then
+		echo PERMANENT
+	else
+		echo "other: $l"
+	fi
+}
+
+t_backend_neighbours() {
+	local b=$NET.50 hand=$NET.60
+	attach --xdp-mode skb >/dev/null
+	xs service add "$IF_STEER" "$SVC" >/dev/null
+	xs service add "$IF_STEER" "$SVC2" >/dev/null
+	run_in "$NS_STEER" ip neigh del "$b" dev "$IF_STEER" 2>/dev/null || true
+	assert_eq "neighbour $b before" "$(neigh_of "$b")" none
+	xs backend add "$IF_STEER" "$SVC" "$b" >/dev/null
+	assert_eq "neighbour $b after backend add" "$(neigh_of "$b")" managed
+	xs backend add "$IF_STEER" "$SVC2" "$b" >/dev/null
+	xs backend del "$IF_STEER" "$SVC" "$b" >/dev/null
+	assert_eq "neighbour $b while another service's backend needs it" "$(neigh_of "$b")" managed
+	xs backend del "$IF_STEER" "$SVC2" "$b" >/dev/null
+	assert_eq "neighbour $b after its last backend left" "$(neigh_of "$b")" none
+
+	# An entry the operator set by hand is left as it is, through add and del.
+	run_in "$NS_STEER" ip neigh replace "$hand" lladdr 02:00:00:00:00:60 dev "$IF_STEER" nud permanent
+	xs backend add "$IF_STEER" "$SVC" "$hand" >/dev/null
+	assert_eq "hand-set neighbour $hand after backend add" "$(neigh_of "$hand")" PERMANENT
+	xs backend del "$IF_STEER" "$SVC" "$hand" >/dev/null
+	assert_eq "hand-set neighbour $hand after backend del" "$(neigh_of "$hand")" PERMANENT
+	run_in "$NS_STEER" ip neigh del "$hand" dev "$IF_STEER"
+}
+
+# pools_dump: the pools as published (xs_pools holds the inner map ids, so any
+# publish shows) and their headers.
+pools_dump() {
+	"$BPFTOOL" map dump pinned "$PIN_ROOT/$IF_STEER/xs_pools"
+	"$BPFTOOL" map dump pinned "$PIN_ROOT/$IF_STEER/xs_pool_hdrs"
+}
+
+t_agent_through_upgrade() {
+	local conf old new i
+	attach --xdp-mode skb --seed "$SEED" >/dev/null
+	conf=$XS_TMP/agent.conf
+	printf '%s\n' "target cpu 0" "service $SVC" "backend $SVC $NET.51" "backend $SVC $NET.52 weight 2" >"$conf"
+	chmod 644 "$conf"
+	# A background process of this test: ended with it, whatever happens.
+	bg_start AGENT nsenter --net=/run/netns/"$NS_STEER" -- "$XS" agent "$IF_STEER" -f "$conf" \
+		--run-dir "$XS_TMP/run" >"$XS_TMP/agent.log" 2>&1 </dev/null
+	wait_status "$XS_TMP/run" 'd["applied"] == 1 and d["error"] is None'
+	old=$(prog_on_iface)
+	pools_dump >"$XS_TMP/pools.before"
+	xs show "$IF_STEER" >"$XS_TMP/show.before"
+	xs upgrade "$IF_STEER" >/dev/null
+	new=$(prog_on_iface)
+	assert_ne "program id after the upgrade" "$new" "$old"
+	for ((i = 0; i < 100; i++)); do
+		grep -q "^agent: $IF_STEER: attached (program $new): applying revision 1$" "$XS_TMP/agent.log" &&
+			break
+		sleep 0.05
+	done
+	grep -q "^agent: $IF_STEER: attached (program $new): applying revision 1$" "$XS_TMP/agent.log" ||
+		fail "the agent did not see the new program $new: $(tail -n 5 "$XS_TMP/agent.log")"
+	wait_status "$XS_TMP/run" 'd["applied"] == 1 and d["interfaces"][0]["attached"] and d["error"] is None'
+	sed -n "/attached (program $new)/,\$p" "$XS_TMP/agent.log" >"$XS_TMP/after.log"
+	cat "$XS_TMP/after.log"
+	grep -qx '  no changes' "$XS_TMP/after.log" ||
+		fail "the agent's apply after the upgrade changed something"
+	pools_dump | cmp -s - "$XS_TMP/pools.before" || fail "a pool was published again"
+	xs show "$IF_STEER" | cmp -s - "$XS_TMP/show.before" || fail "show differs after the upgrade"
+	echo "ok: pools not republished, show identical"
+	kill -TERM "$BG_AGENT"
+	wait "$BG_AGENT" || fail "the agent did not end cleanly on SIGTERM"
+}
+
+t_apply_eight_files() {
+	local i args=() rc
+	attach --xdp-mode skb >/dev/null
+	for ((i = 1; i <= 8; i++)); do
+		printf 'backend %s 10.78.0.%d\n' "$SVC" "$i" >"$XS_TMP/f$i.conf"
+		args+=(-f "$XS_TMP/f$i.conf")
+	done
+	printf 'service %s\nbackend %s 10.78.0.1\n' "$SVC" "$SVC" >"$XS_TMP/f1.conf"
+	chmod 644 "$XS_TMP"/f*.conf
+	xs apply "$IF_STEER" "${args[@]}" >/dev/null 2>&1
+	assert_eq "backends from 8 files" \
+		"$(xs service list "$IF_STEER" --json | pyx 'len(d[0]["backends"])' -)" 8
+	printf 'target cpu 0\n' >"$XS_TMP/f9.conf"
+	chmod 644 "$XS_TMP/f9.conf"
+	dump_state "$XS_TMP/before.dump"
+	rc=0
+	xs apply "$IF_STEER" "${args[@]}" -f "$XS_TMP/f9.conf" >"$XS_TMP/n.out" 2>"$XS_TMP/n.err" || rc=$?
+	echo "  \$ xdpsteer apply -f ... (9 files) -> rc $rc: $(head -n 1 "$XS_TMP/n.err")"
+	assert_eq "apply of 9 files: exit status" "$rc" 2
+	grep -q '^xdpsteer: apply: more than 8 files$' "$XS_TMP/n.err" ||
+		fail "no usage error for 9 files: $(cat "$XS_TMP/n.err")"
+	assert_same_state "apply of 9 files" "$XS_TMP/before.dump"
+}
+
+t_target_list_no_targets() {
+	attach --xdp-mode skb >/dev/null
+	xs target add "$IF_STEER" cpu 0 >/dev/null
+	xs target del "$IF_STEER" cpu 0 >/dev/null
+	xs target list "$IF_STEER" >"$XS_TMP/list.out"
+	cat "$XS_TMP/list.out"
+	grep -qx '(no targets: packets pass to the stack, counted as no_targets)' "$XS_TMP/list.out" ||
+		fail "target list with no live target does not say that packets pass"
+	assert_eq "target list --json with no live target" "$(xs target list "$IF_STEER" --json)" "[ ]"
+}
+
+main() {
+	local t
+	ns_select "$@"
+	install_trap
+	preflight || fatal "$XS_SUITE" "$PREFLIGHT_REASON"
+	setup_testbed || fatal "$XS_SUITE" "cannot build the namespace testbed (veth, netns)"
+	for t in "${NS_TESTS[@]}"; do
+		run_test "$t" "t_$t"
+	done
+	finish "$XS_SUITE"
+}
+
+main "$@"
