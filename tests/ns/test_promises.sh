@@ -17,8 +17,13 @@
 #    and that changes nothing (upgrade.md);
 #  - apply takes up to 8 files, and refuses a 9th as a usage error, changing
 #    nothing (configuration.md, several files);
-#  - target list with no live target says that packets pass (usage.md, target).
-# Prints "promises: N passed, N failed". Needs root; about 15 s; V=1 for detail.
+#  - target list with no live target says that packets pass (usage.md, target);
+#  - a change that fails part way is rolled back before anything is published
+#    (usage.md, conventions; xdpsteer(8), exit status; configuration.md, how
+#    a change is made);
+#  - status's seed digest and pool digest are equal on hosts with the same
+#    seed and pool, and differ otherwise (usage.md, seed; configuration.md).
+# Prints "promises: N passed, N failed". Needs root; about 25 s; V=1 for detail.
 #
 #   tests/ns/test_promises.sh [--list | TEST...]   (default: every t_* function, in order)
 set -euo pipefail
@@ -220,6 +225,87 @@ t_apply_eight_files() {
 	grep -q '^xdpsteer: apply: more than 8 files$' "$XS_TMP/n.err" ||
 		fail "no usage error for 9 files: $(cat "$XS_TMP/n.err")"
 	assert_same_state "apply of 9 files" "$XS_TMP/before.dump"
+}
+
+# visible_state FILE: what packets and commands see: the descriptors, redirect
+# entries, services, xs_self (which generation runs), the live queue pool and
+# show. The staged generation a failed transaction leaves is not in it: no
+# packet reads it, and the next commit writes it afresh.
+visible_state() {
+	local d=$PIN_ROOT/$IF_STEER m
+	for m in xs_self xs_targets xs_cpumap xs_devmap xs_services xs_vips pool0; do
+		echo "== $m"
+		"$BPFTOOL" map dump pinned "$d/$m"
+	done >"$1"
+	xs show "$IF_STEER" >>"$1"
+}
+
+same_visible() { # WHAT: the visible state equals $XS_TMP/before.vis
+	visible_state "$XS_TMP/after.vis"
+	if ! diff "$XS_TMP/before.vis" "$XS_TMP/after.vis" >"$XS_TMP/vis.diff"; then
+		head -n 20 "$XS_TMP/vis.diff"
+		fail "$1 left a trace"
+	fi
+}
+
+# A commit that fails part way, made to fail by freezing xs_self (no write from
+# user space succeeds after BPF_MAP_FREEZE): descriptors and redirect entries
+# it wrote are put back, nothing else was visible, exit status 1.
+t_failed_commit_rolled_back() {
+	local rc
+	attach --xdp-mode skb >/dev/null
+	xs target add "$IF_STEER" cpu 0 >/dev/null
+	xs service add "$IF_STEER" "$SVC" >/dev/null
+	xs backend add "$IF_STEER" "$SVC" "$NET.51" >/dev/null
+	visible_state "$XS_TMP/before.vis"
+	"$BPFTOOL" map freeze pinned "$PIN_ROOT/$IF_STEER/xs_self"
+	rc=0
+	xs target add "$IF_STEER" cpu 1 >"$XS_TMP/f.out" 2>"$XS_TMP/f.err" || rc=$?
+	echo "  \$ xdpsteer target add cpu 1 (xs_self frozen) -> rc $rc: $(cat "$XS_TMP/f.err")"
+	assert_eq "a target add that fails at the switch: exit status" "$rc" 1
+	grep -qx "xdpsteer: $IF_STEER: nothing of the change was applied" "$XS_TMP/f.err" ||
+		fail "no 'nothing was applied': $(cat "$XS_TMP/f.err")"
+	same_visible "the failed target add"
+	echo "ok: target add failed part way: state as before"
+	printf '%s\n' "target cpu 0" "target cpu 1" "service $SVC" "backend $SVC $NET.51" \
+		"service $SVC2" "backend $SVC2 $NET.52" "backend $SVC $NET.53 weight 2" >"$XS_TMP/grow.conf"
+	chmod 644 "$XS_TMP/grow.conf"
+	rc=0
+	xs apply "$IF_STEER" -f "$XS_TMP/grow.conf" >"$XS_TMP/f.out" 2>"$XS_TMP/f.err" || rc=$?
+	echo "  \$ xdpsteer apply (a target, a service, backends; xs_self frozen) -> rc $rc: $(cat "$XS_TMP/f.err")"
+	assert_eq "an apply that fails part way: exit status" "$rc" 1
+	grep -qx "xdpsteer: $IF_STEER: nothing of $XS_TMP/grow.conf was applied" "$XS_TMP/f.err" ||
+		fail "no 'nothing was applied': $(cat "$XS_TMP/f.err")"
+	same_visible "the failed apply"
+	echo "ok: apply failed part way: state as before"
+	attach --xdp-mode skb >/dev/null # xs_self stays frozen: start afresh
+}
+
+# status's digests: hosts with the same seed and pool print the same ones, and
+# another seed prints another seed digest (usage.md, seed; configuration.md).
+t_digests_tell_hosts_apart() {
+	local other=${DEV_PREFIX}h a b
+	add_dev_target_if h
+	printf '%s\n' "target cpu 0 slots 1" "target cpu 1 slots 0" "slot-count 3" >"$XS_TMP/same.conf"
+	chmod 644 "$XS_TMP/same.conf"
+	attach --xdp-mode skb --seed "$SEED" >/dev/null
+	attach_in "$NS_STEER" "$other" --xdp-mode skb --seed "$SEED" >/dev/null
+	xs apply "$IF_STEER" -f "$XS_TMP/same.conf" >/dev/null
+	xs apply "$other" -f "$XS_TMP/same.conf" >/dev/null
+	a=$(xs status "$IF_STEER" --json | pyx '[d[0]["seed_digest"], d[0]["digest"]]' -)
+	b=$(xs status "$other" --json | pyx '[d[0]["seed_digest"], d[0]["digest"]]' -)
+	assert_eq "same seed and pool: [seed_digest, digest] of $other" "$b" "$a"
+	xs target del "$other" cpu 0 >/dev/null
+	xs target add "$other" cpu 0 >/dev/null
+	assert_eq "the pool back as it was: digest of $other" \
+		"$(xs status "$other" --json | pyx 'd[0]["digest"]' -)" "$(pyx 'd[1]' - <<<"$a")"
+	xs target del "$other" cpu 1 >/dev/null
+	assert_ne "another pool: digest of $other" \
+		"$(xs status "$other" --json | pyx 'd[0]["digest"]' -)" "$(pyx 'd[1]' - <<<"$a")"
+	xs seed "$other" 5eed000000000000000000000000a11d >/dev/null
+	assert_ne "another seed: seed_digest of $other" \
+		"$(xs status "$other" --json | pyx 'd[0]["seed_digest"]' -)" "$(pyx 'd[0]' - <<<"$a")"
+	xs detach "$other" >/dev/null
 }
 
 t_target_list_no_targets() {
