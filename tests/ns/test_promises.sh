@@ -21,6 +21,8 @@
 #  - a change that fails part way is rolled back before anything is published
 #    (usage.md, conventions; xdpsteer(8), exit status; configuration.md, how
 #    a change is made);
+#  - a backend its check takes out keeps its pinned flows with on-down drain
+#    and has them decided again with redecide (health.md);
 #  - status's seed digest and pool digest are equal on hosts with the same
 #    seed and pool, and differ otherwise (usage.md, seed; configuration.md).
 # Prints "promises: N passed, N failed". Needs root; about 25 s; V=1 for detail.
@@ -306,6 +308,46 @@ t_digests_tell_hosts_apart() {
 	assert_ne "another seed: seed_digest of $other" \
 		"$(xs status "$other" --json | pyx 'd[0]["seed_digest"]' -)" "$(pyx 'd[0]' - <<<"$a")"
 	xs detach "$other" >/dev/null
+}
+
+# uid_of ID: the uid xs_targets holds for target ID.
+uid_of() {
+	"$BPFTOOL" -j map lookup pinned "$PIN_ROOT/$IF_STEER/xs_targets" key $(printf '%d %d %d %d' \
+		$(($1 & 255)) $((($1 >> 8) & 255)) $((($1 >> 16) & 255)) $((($1 >> 24) & 255))) |
+		pyx 'd["formatted"]["value"]["uid"]' -
+}
+
+# on-down: a backend its check takes out keeps its uid with 'drain', so its
+# pinned flows stay, and gets a new one with 'redecide', so they are decided
+# again (health.md, what a down backend does to flows). The client's address
+# refuses TCP on port 9 at once, so one failed probe takes it down.
+t_on_down_drain_keeps_pins() {
+	local ids keep redo i down
+	attach --xdp-mode skb >/dev/null
+	xs service add "$IF_STEER" "$SVC" --check tcp --check-port 9 --interval 100ms --timeout 50ms \
+		--fall 1 --on-down drain >/dev/null
+	xs service add "$IF_STEER" "$SVC2" --check tcp --check-port 9 --interval 100ms --timeout 50ms \
+		--fall 1 --on-down redecide >/dev/null
+	xs backend add "$IF_STEER" "$SVC" "$CLIENT_IP" >/dev/null
+	xs backend add "$IF_STEER" "$SVC2" "$CLIENT_IP" >/dev/null
+	ids=$(xs show "$IF_STEER" --json | pyx '" ".join(str(s["backends"][0]["id"]) for s in d["services"])' -)
+	read -r keep redo <<<"$ids"
+	local keep_uid redo_uid
+	keep_uid=$(uid_of "$keep")
+	redo_uid=$(uid_of "$redo")
+	bg_start AGENT nsenter --net=/run/netns/"$NS_STEER" -- "$XS" agent "$IF_STEER" \
+		--run-dir "$XS_TMP/hrun" >"$XS_TMP/hagent.log" 2>&1 </dev/null
+	for ((i = 0; i < 100; i++)); do
+		down=$(xs show "$IF_STEER" --json | pyx '[s["backends"][0]["down"] for s in d["services"]]' -)
+		[ "$down" = "[true, true]" ] && break
+		sleep 0.05
+	done
+	cat "$XS_TMP/hagent.log"
+	assert_eq "both backends down" "$down" "[true, true]"
+	assert_eq "on-down drain: uid of backend $keep" "$(uid_of "$keep")" "$keep_uid"
+	assert_ne "on-down redecide: uid of backend $redo" "$(uid_of "$redo")" "$redo_uid"
+	kill -TERM "$BG_AGENT"
+	wait "$BG_AGENT" || true
 }
 
 t_target_list_no_targets() {
