@@ -17,6 +17,8 @@
 #    and that changes nothing (upgrade.md);
 #  - apply takes up to 8 files, and refuses a 9th as a usage error, changing
 #    nothing (configuration.md, several files);
+#  - apply --watch applies a burst of writes once, and ends cleanly on SIGINT
+#    and SIGHUP (configuration.md, watching the file);
 #  - target list with no live target says that packets pass (usage.md, target);
 #  - a change that fails part way is rolled back before anything is published
 #    (usage.md, conventions; xdpsteer(8), exit status; configuration.md, how
@@ -348,6 +350,56 @@ t_on_down_drain_keeps_pins() {
 	assert_ne "on-down redecide: uid of backend $redo" "$(uid_of "$redo")" "$redo_uid"
 	kill -TERM "$BG_AGENT"
 	wait "$BG_AGENT" || true
+}
+
+# watch_start FILE: apply --watch of FILE in the background ($BG_WATCH is the CLI
+# itself: env and nsenter exec it), its output in $XS_TMP/w.out, once it watches.
+# env gives it SIGINT's default: a background job of a script starts with SIGINT
+# ignored, which an operator's ^C in a terminal never sees.
+watch_start() {
+	local i
+	: >"$XS_TMP/w.out"
+	bg_start WATCH env --default-signal=INT nsenter --net=/run/netns/"$NS_STEER" -- \
+		"$XS" apply "$IF_STEER" -f "$1" --watch >"$XS_TMP/w.out" 2>"$XS_TMP/w.err"
+	for ((i = 0; i < 200; i++)); do
+		grep -q '^watching' "$XS_TMP/w.out" && return 0
+		sleep 0.05
+	done
+	fail "apply --watch did not start: $(cat "$XS_TMP/w.out" "$XS_TMP/w.err")"
+}
+
+# apply --watch: a burst of writes is applied once, 100 ms after the last; SIGINT
+# and SIGHUP end it cleanly, as SIGTERM does (configuration.md, watching the file;
+# xdpsteer.conf(5), watching). test_apply.sh watch holds the rest.
+t_watch_burst_and_signals() {
+	local f=$XS_TMP/wb/xs.conf q rc sig
+	mkdir -p "$XS_TMP/wb"
+	attach --xdp-mode skb >/dev/null
+	printf 'target cpu 0 qsize 100\n' >"$f"
+	chmod 644 "$f"
+	watch_start "$f"
+	sleep 0.3
+	assert_eq "applies before the burst" "$(grep -c '^applied' "$XS_TMP/w.out")" 1
+	# Eight writes 30 ms apart: never quiet for 100 ms until the last.
+	for q in 101 102 103 104 105 106 107 108; do
+		printf 'target cpu 0 qsize %s\n' "$q" >"$f"
+		sleep 0.03
+	done
+	sleep 0.6
+	cat "$XS_TMP/w.out"
+	assert_eq "applies after a burst of 8 writes" "$(grep -c '^applied' "$XS_TMP/w.out")" 2
+	assert_eq "the state after the burst" "$(xs show "$IF_STEER" | strip_places | grep '^target')" \
+		"target cpu 0 qsize 108"
+	for sig in INT HUP; do
+		[ "$sig" = INT ] || watch_start "$f"
+		dump_state "$XS_TMP/last.dump"
+		kill -"$sig" "$BG_WATCH"
+		rc=0
+		wait "$BG_WATCH" || rc=$?
+		assert_eq "apply --watch: exit status after SIG$sig" "$rc" 0
+		grep -q '^stopped watching' "$XS_TMP/w.out" || fail "no clean stop on SIG$sig: $(cat "$XS_TMP/w.out")"
+		assert_same_state "after SIG$sig" "$XS_TMP/last.dump"
+	done
 }
 
 t_target_list_no_targets() {
