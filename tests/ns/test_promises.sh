@@ -19,6 +19,9 @@
 #    nothing (configuration.md, several files);
 #  - apply --watch applies a burst of writes once, and ends cleanly on SIGINT
 #    and SIGHUP (configuration.md, watching the file);
+#  - more services or backends than the maps hold are refused, naming the
+#    limit (usage.md, service and backend); a value such as -1 is an argument,
+#    and --json does not go with --watch (usage.md, conventions, json);
 #  - target list with no live target says that packets pass (usage.md, target);
 #  - a change that fails part way is rolled back before anything is published
 #    (usage.md, conventions; xdpsteer(8), exit status; configuration.md, how
@@ -400,6 +403,61 @@ t_watch_burst_and_signals() {
 		grep -q '^stopped watching' "$XS_TMP/w.out" || fail "no clean stop on SIG$sig: $(cat "$XS_TMP/w.out")"
 		assert_same_state "after SIG$sig" "$XS_TMP/last.dump"
 	done
+}
+
+# expect_refused_apply WHAT FILE RC PATTERN: apply FILE exits RC with PATTERN on
+# stderr (grep -E), and every pinned map is byte-identical.
+expect_refused_apply() {
+	local rc=0
+	dump_state "$XS_TMP/before.dump"
+	xs apply "$IF_STEER" -f "$2" "${@:5}" >"$XS_TMP/a.out" 2>"$XS_TMP/a.err" || rc=$?
+	echo "  \$ xdpsteer apply -f $(basename "$2") ${*:5} -> rc $rc: $(head -n 1 "$XS_TMP/a.err")"
+	assert_eq "$1: exit status" "$rc" "$3"
+	grep -Eq -- "$4" "$XS_TMP/a.err" || fail "$1: stderr does not match /$4/: $(cat "$XS_TMP/a.err")"
+	assert_same_state "$1" "$XS_TMP/before.dump"
+}
+
+# More services or backends than the maps hold: refused at the line that is one
+# too many, naming the limit and where to raise it (usage.md, service and backend).
+t_limits_named() {
+	local i
+	attach --xdp-mode skb >/dev/null
+	xs target add "$IF_STEER" cpu 0 >/dev/null
+	for ((i = 0; i <= 1024; i++)); do
+		printf 'service 10.%d.%d.1:80/tcp\n' $((100 + i / 250)) $((i % 250))
+	done >"$XS_TMP/services.conf"
+	chmod 644 "$XS_TMP/services.conf"
+	expect_refused_apply "1025 services" "$XS_TMP/services.conf" 1 \
+		"^$XS_TMP/services.conf:1025: service 10\.104\.24\.1:80/tcp: all 1024 services are in use; the limit is XS_MAX_SERVICES in include/xdpsteer\.h"
+	{
+		echo "service $SVC"
+		for ((i = 0; i <= 8192; i++)); do
+			printf 'backend %s 10.%d.%d.%d\n' "$SVC" $((120 + i / 65536)) $(((i / 256) % 256)) $((i % 256))
+		done
+	} >"$XS_TMP/backends.conf"
+	chmod 644 "$XS_TMP/backends.conf"
+	expect_refused_apply "8193 backends" "$XS_TMP/backends.conf" 1 \
+		"^$XS_TMP/backends.conf:8194: backend 10\.120\.32\.0: all 8192 backends are in use; the limit is XS_MAX_BACKENDS in include/xdpsteer\.h"
+}
+
+# Two conventions of usage.md and xdpsteer(8): a value such as -1 is an argument,
+# not an option (so it is refused as a value: exit 1, not 2); and --json does not
+# go with --watch (a usage error, exit 2).
+t_cli_conventions() {
+	attach --xdp-mode skb >/dev/null
+	xs target add "$IF_STEER" cpu 0 >/dev/null
+	dump_state "$XS_TMP/before.dump"
+	local rc=0
+	xs target add "$IF_STEER" cpu -1 >"$XS_TMP/c.out" 2>"$XS_TMP/c.err" || rc=$?
+	echo "  \$ xdpsteer target add IFACE cpu -1 -> rc $rc: $(cat "$XS_TMP/c.err")"
+	assert_eq "cpu -1: exit status" "$rc" 1
+	grep -qx "xdpsteer: cpu: '-1' is not a whole number from 0 to 127" "$XS_TMP/c.err" ||
+		fail "cpu -1 was not taken as the value: $(cat "$XS_TMP/c.err")"
+	assert_same_state "cpu -1" "$XS_TMP/before.dump"
+	printf 'target cpu 0\n' >"$XS_TMP/one.conf"
+	chmod 644 "$XS_TMP/one.conf"
+	expect_refused_apply "apply --watch --json" "$XS_TMP/one.conf" 2 \
+		"^xdpsteer: apply: --json prints one document, and --watch runs on: choose one$" --watch --json
 }
 
 t_target_list_no_targets() {
