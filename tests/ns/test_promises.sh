@@ -13,6 +13,8 @@
 #  - backend add keeps its next hop resolved with a managed neighbour entry,
 #    and backend del removes only ours, once no backend needs it (usage.md,
 #    service and backend);
+#  - an upgrade over a program that is not the pinned one, or of an attachment
+#    without its build record, is refused and changes nothing (upgrade.md);
 #  - an agent running through an upgrade applies its configuration again,
 #    and that changes nothing (upgrade.md);
 #  - apply takes up to 8 files, and refuses a 9th as a usage error, changing
@@ -458,6 +460,52 @@ t_cli_conventions() {
 	chmod 644 "$XS_TMP/one.conf"
 	expect_refused_apply "apply --watch --json" "$XS_TMP/one.conf" 2 \
 		"^xdpsteer: apply: --json prints one document, and --watch runs on: choose one$" --watch --json
+}
+
+# pins_ids: every pin of $IF_STEER with the id of the object it holds.
+pins_ids() {
+	local f
+	for f in "$PIN_ROOT/$IF_STEER"/*; do
+		printf '%s %s\n' "$(basename "$f")" \
+			"$("$BPFTOOL" -j map show pinned "$f" 2>/dev/null | pyx 'd["id"]' - 2>/dev/null ||
+				"$BPFTOOL" -j prog show pinned "$f" 2>/dev/null | pyx 'd["id"]' - 2>/dev/null ||
+				echo link)"
+	done
+}
+
+# upgrade.md, what is refused: the program on the interface not the pinned one
+# (status then says "replaced"), and an attachment without the build record.
+# Each: exit 1, one line that says why, nothing changed.
+t_upgrade_refusals() {
+	local foreign rc
+	attach --xdp-mode skb >/dev/null
+	xs target add "$IF_STEER" cpu 0 >/dev/null
+	run_in "$NS_STEER" ip -force link set dev "$IF_STEER" xdpgeneric obj "$(pass_prog)" sec xdp
+	foreign=$(prog_on_iface)
+	assert_eq "status: mode with another program on the interface" \
+		"$(xs status "$IF_STEER" --json | pyx 'd[0]["mode"]' -)" replaced
+	pins_ids >"$XS_TMP/pins.before"
+	expect_error "upgrade over another program" \
+		"^xdpsteer: $IF_STEER: the XDP program on the interface \(id $foreign\) is not xdpsteer's pinned program \(id [0-9]+\): upgrade refused, nothing changed$" \
+		xs upgrade "$IF_STEER"
+	assert_eq "the program on $IF_STEER" "$(prog_on_iface)" "$foreign"
+	pins_ids | cmp -s - "$XS_TMP/pins.before" || fail "a pin changed: $(pins_ids | diff "$XS_TMP/pins.before" -)"
+	echo "ok: every pin holds the same object"
+	run_in "$NS_STEER" ip link set dev "$IF_STEER" xdpgeneric off
+
+	attach --xdp-mode skb >/dev/null
+	rm "$PIN_ROOT/$IF_STEER/xs_build"
+	pins_ids >"$XS_TMP/pins.before"
+	foreign=$(prog_on_iface)
+	rc=0
+	xs upgrade "$IF_STEER" >"$XS_TMP/u.out" 2>"$XS_TMP/u.err" || rc=$?
+	echo "  \$ xdpsteer upgrade (no xs_build) -> rc $rc: $(cat "$XS_TMP/u.err")"
+	assert_eq "upgrade of an attachment without a build record: exit status" "$rc" 1
+	grep -qx "xdpsteer: $IF_STEER: map xs_build: this build has it, the running attachment has not" \
+		"$XS_TMP/u.err" || fail "xs_build not named: $(cat "$XS_TMP/u.err")"
+	assert_eq "the program on $IF_STEER" "$(prog_on_iface)" "$foreign"
+	pins_ids | cmp -s - "$XS_TMP/pins.before" || fail "a pin changed"
+	echo "ok: every pin holds the same object"
 }
 
 t_target_list_no_targets() {
