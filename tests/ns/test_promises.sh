@@ -40,7 +40,7 @@ set -euo pipefail
 XS_SUITE=promises
 if [ -z "${XS_PROMISES_WATCHDOG:-}" ]; then
 	export XS_PROMISES_WATCHDOG=1
-	exec timeout -k 20 "${XS_PROMISES_TIMEOUT:-120}" bash "$0" "$@"
+	exec timeout -k 20 "${XS_PROMISES_TIMEOUT:-300}" bash "$0" "$@"
 fi
 
 # shellcheck source=tests/ns/lib.sh
@@ -462,15 +462,21 @@ t_cli_conventions() {
 		"^xdpsteer: apply: --json prints one document, and --watch runs on: choose one$" --watch --json
 }
 
-# pins_ids: every pin of $IF_STEER with the id of the object it holds.
+# pins_ids: every pin of $IF_STEER with the id of the map or program it holds
+# (bpftool -f names the pins of each object).
 pins_ids() {
-	local f
-	for f in "$PIN_ROOT/$IF_STEER"/*; do
-		printf '%s %s\n' "$(basename "$f")" \
-			"$("$BPFTOOL" -j map show pinned "$f" 2>/dev/null | pyx 'd["id"]' - 2>/dev/null ||
-				"$BPFTOOL" -j prog show pinned "$f" 2>/dev/null | pyx 'd["id"]' - 2>/dev/null ||
-				echo link)"
-	done
+	{
+		"$BPFTOOL" -f -j map show
+		echo
+		"$BPFTOOL" -f -j prog show
+	} | "$PYTHON" -c '
+import json, sys
+d = sys.argv[1] + "/"
+for doc in sys.stdin.read().split("\n\n"):
+    for o in json.loads(doc):
+        for p in o.get("pinned", []):
+            if p.startswith(d):
+                print(p[len(d):], o["id"])' "$PIN_ROOT/$IF_STEER" | sort
 }
 
 # upgrade.md, what is refused: the program on the interface not the pinned one
@@ -485,6 +491,7 @@ t_upgrade_refusals() {
 	assert_eq "status: mode with another program on the interface" \
 		"$(xs status "$IF_STEER" --json | pyx 'd[0]["mode"]' -)" replaced
 	pins_ids >"$XS_TMP/pins.before"
+	[ "$(wc -l <"$XS_TMP/pins.before")" -gt 20 ] || fail "pins read: $(cat "$XS_TMP/pins.before")"
 	expect_error "upgrade over another program" \
 		"^xdpsteer: $IF_STEER: the XDP program on the interface \(id $foreign\) is not xdpsteer's pinned program \(id [0-9]+\): upgrade refused, nothing changed$" \
 		xs upgrade "$IF_STEER"
