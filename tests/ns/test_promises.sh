@@ -24,6 +24,7 @@
 #  - more services or backends than the maps hold are refused, naming the
 #    limit (usage.md, service and backend); a value such as -1 is an argument,
 #    and --json does not go with --watch (usage.md, conventions, json);
+#  - service del removes the service and its backends, nothing else (usage.md);
 #  - target list with no live target says that packets pass (usage.md, target);
 #  - a change that fails part way is rolled back before anything is published
 #    (usage.md, conventions; xdpsteer(8), exit status; configuration.md, how
@@ -317,12 +318,14 @@ t_digests_tell_hosts_apart() {
 	xs detach "$other" >/dev/null
 }
 
-# uid_of ID: the uid xs_targets holds for target ID.
-uid_of() {
+# target_field ID FIELD: a field of target ID's entry in xs_targets.
+target_field() {
+	# shellcheck disable=SC2046 # the key's four bytes, as four words
 	"$BPFTOOL" -j map lookup pinned "$PIN_ROOT/$IF_STEER/xs_targets" key $(printf '%d %d %d %d' \
 		$(($1 & 255)) $((($1 >> 8) & 255)) $((($1 >> 16) & 255)) $((($1 >> 24) & 255))) |
-		pyx 'd["formatted"]["value"]["uid"]' -
+		pyx "d[\"formatted\"][\"value\"][\"$2\"]" -
 }
+uid_of() { target_field "$1" uid; }
 
 # on-down: a backend its check takes out keeps its uid with 'drain', so its
 # pinned flows stay, and gets a new one with 'redecide', so they are decided
@@ -513,6 +516,30 @@ t_upgrade_refusals() {
 	assert_eq "the program on $IF_STEER" "$(prog_on_iface)" "$foreign"
 	pins_ids | cmp -s - "$XS_TMP/pins.before" || fail "a pin changed"
 	echo "ok: every pin holds the same object"
+}
+
+# service del removes the service and its backends, and nothing of another
+# service (usage.md, service and backend; xdpsteer(8) service del).
+t_service_del_removes_backends() {
+	local ids id
+	attach --xdp-mode skb >/dev/null
+	xs service add "$IF_STEER" "$SVC" >/dev/null
+	xs service add "$IF_STEER" "$SVC2" >/dev/null
+	xs backend add "$IF_STEER" "$SVC" "$NET.51" >/dev/null
+	xs backend add "$IF_STEER" "$SVC" "$NET.52" --weight 2 >/dev/null
+	xs backend add "$IF_STEER" "$SVC2" "$NET.53" >/dev/null
+	ids=$(xs show "$IF_STEER" --json | pyx '" ".join(str(b["id"]) for b in d["services"][0]["backends"])' -)
+	xs show "$IF_STEER" | grep "$SVC2" >"$XS_TMP/svc2.before"
+	xs service del "$IF_STEER" "$SVC" | tee "$XS_TMP/del.out"
+	assert_eq "services and backends left" \
+		"$(xs service list "$IF_STEER" --json | pyx '[[s["service"], [b["backend"] for b in s["backends"]]] for s in d]' -)" \
+		"[[\"$SVC2\", [\"$NET.53\"]]]"
+	for id in $ids; do
+		assert_eq "xs_targets[$id] (a backend of $SVC) active" "$(target_field "$id" active)" false
+	done
+	xs show "$IF_STEER" | grep "$SVC2" | cmp -s - "$XS_TMP/svc2.before" ||
+		fail "$SVC2 changed: $(xs show "$IF_STEER" | grep "$SVC2")"
+	echo "ok: $SVC2 and its backend as they were"
 }
 
 t_target_list_no_targets() {
