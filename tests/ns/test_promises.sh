@@ -31,6 +31,7 @@
 #    a change is made);
 #  - a backend its check takes out keeps its pinned flows with on-down drain
 #    and has them decided again with redecide (health.md);
+#  - undrain of a backend its check holds down leaves it out (health.md);
 #  - status's seed digest and pool digest are equal on hosts with the same
 #    seed and pool, and differ otherwise (usage.md, seed; configuration.md).
 # Prints "promises: N passed, N failed". Needs root; about 25 s; V=1 for detail.
@@ -540,6 +541,44 @@ t_service_del_removes_backends() {
 	xs show "$IF_STEER" | grep "$SVC2" | cmp -s - "$XS_TMP/svc2.before" ||
 		fail "$SVC2 changed: $(xs show "$IF_STEER" | grep "$SVC2")"
 	echo "ok: $SVC2 and its backend as they were"
+}
+
+# no_backend WHEN: lookup finds no live backend of $SVC (its only backend is out).
+no_backend() {
+	expect_error "$1: lookup of a flow to $SVC" "the service has no backends" \
+		xs lookup "$IF_STEER" tcp 198.51.100.7:40000 "${SVC%/tcp}"
+}
+
+# The operator's drain and the check's down are two flags: undraining a backend
+# its check holds down leaves it out of the pool (health.md, what a down
+# backend does to flows). Read right after the command and again after the
+# agent's next look at the state.
+t_undrain_keeps_down_out() {
+	local i down
+	attach --xdp-mode skb >/dev/null
+	xs service add "$IF_STEER" "$SVC" --check tcp --check-port 9 --interval 100ms --timeout 50ms \
+		--fall 1 >/dev/null
+	xs backend add "$IF_STEER" "$SVC" "$CLIENT_IP" >/dev/null
+	bg_start AGENT nsenter --net=/run/netns/"$NS_STEER" -- "$XS" agent "$IF_STEER" \
+		--run-dir "$XS_TMP/hrun" >"$XS_TMP/hagent.log" 2>&1 </dev/null
+	for ((i = 0; i < 100; i++)); do
+		down=$(xs show "$IF_STEER" --json | pyx 'd["services"][0]["backends"][0]["down"]' -)
+		[ "$down" = true ] && break
+		sleep 0.05
+	done
+	assert_eq "backend down" "$down" true
+	no_backend "while down"
+	xs backend drain "$IF_STEER" "$SVC" "$CLIENT_IP" >/dev/null
+	xs backend undrain "$IF_STEER" "$SVC" "$CLIENT_IP" | tee "$XS_TMP/undrain.out"
+	assert_eq "[drain, down] right after undrain" \
+		"$(xs show "$IF_STEER" --json | pyx '[d["services"][0]["backends"][0][k] for k in ("drain", "down")]' -)" \
+		"[false, true]"
+	no_backend "right after undrain"
+	sleep 1.5
+	cat "$XS_TMP/hagent.log"
+	no_backend "after the agent looked again"
+	kill -TERM "$BG_AGENT"
+	wait "$BG_AGENT" || true
 }
 
 t_target_list_no_targets() {
