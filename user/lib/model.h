@@ -52,6 +52,12 @@ struct xs_model {
 	int hand_line;		/* where a file set the queue pool's hand size, else 0 */
 	const char *source;	/* the source edits now come from (the parser sets it), or NULL */
 	bool placed;		/* every pool is built from the model alone (xs_model_canonical) */
+	/*
+	 * The backends' down flags are the agent's probes (its health overlay).
+	 * Else the model does not say (a file cannot): each backend the running
+	 * state has keeps the health it has there, and a new one is up.
+	 */
+	bool health;
 	struct xs_model_target *tgt;
 	struct xs_model_service *svc;
 	struct xs_model_backend *be;
