@@ -391,14 +391,14 @@ t_show_down() {
 	lb show "$IF_LB" >"$T.conf"
 	chmod 600 "$T.conf"
 	grep "^backend" "$T.conf"
+	lb apply "$IF_LB" -f "$T.conf" --dry-run | tee "$T.dry"
+	grep -qx "  no changes" "$T.dry" || fail "show -> apply --dry-run is not a no-op while $dead is down"
 	grep -Eq "^backend $SVC $dead weight 1 id [0-9]+ slots [0-9]+  # down \(health check\)$" "$T.conf" ||
 		fail "show does not mark $dead down"
 	grep -Eq "^backend $SVC $drained weight 1 id [0-9]+ slots [0-9]+ drain$" "$T.conf" ||
 		fail "show does not print $drained drained"
 	assert_eq "show --json down of $dead" \
 		"$(lb show "$IF_LB" --json | pyx "[b['down'] for b in d['services'][0]['backends'] if b['backend'] == '$dead'][0]" -)" true
-	lb apply "$IF_LB" -f "$T.conf" --dry-run | tee "$T.dry"
-	grep -qx "  no changes" "$T.dry" || fail "show -> apply --dry-run is not a no-op while $dead is down"
 	lb apply "$IF_LB" -f "$T.conf" | tee "$T.apply"
 	grep -qx "  no changes" "$T.apply" || fail "show -> apply is not a no-op while $dead is down"
 	# A file from before the failure: it undrains $drained, and leaves $dead down.

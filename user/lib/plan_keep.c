@@ -103,8 +103,8 @@ int xs_plan_keep(struct xs_plan *pl, const struct xs_service_entry *sv, __u32 ns
 		xs_format_addr(b->t.addr, addr, sizeof(addr));
 		xs_plan_err(pl, m->be[i].source, m->be[i].line,
 			    "backend %s: %u slots for weight %u, and they are not the slots it "
-			    "runs with; list at most %u slots (the rest are placed), or leave "
-			    "slots out", addr, b->place.n_slots, b->t.weight, b->t.weight);
+			    "runs with: list no more slots than its weight (the commit places "
+			    "the rest), or leave slots out", addr, b->place.n_slots, b->t.weight);
 		err = -EINVAL;
 	}
 	free(too_many);
