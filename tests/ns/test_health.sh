@@ -364,12 +364,10 @@ down_places() {
 # A down, and an up, move only the flows of that backend, whatever the file
 # the agent follows says or omits about places: no slot-count, no slots,
 # weights above 1, jump and shuffle, or every place as show prints them.
-t_down_places() {
-	down_places bare_jump jump bare 1 1 1 1 1
-	down_places bare_weights jump bare 2 3 1 2 1
-	down_places bare_shuffle shuffle bare 2 3 1 2 1
-	down_places shown_weights jump shown 2 3 1 2 1
-}
+t_down_bare() { down_places bare_jump jump bare 1 1 1 1 1; }
+t_down_weights() { down_places bare_weights jump bare 2 3 1 2 1; }
+t_down_shuffle() { down_places bare_shuffle shuffle bare 2 3 1 2 1; }
+t_down_shown() { down_places shown_weights jump shown 2 3 1 2 1; }
 
 # show fed to apply while a backend is down (and another drained) changes
 # nothing; show marks the down one; a file, even one that lists it as it was
