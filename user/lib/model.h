@@ -15,8 +15,9 @@
  * duplicate, a missing object, a limit. Each edit prints one line naming
  * what is wrong and returns -errno, and leaves the model as it was; the
  * configuration parser prefixes that line with FILE:LINE. The pool-level
- * rules (the shuffle entropy limit, the bucket limit) need the planned pools
- * and are checked by the commit, for commands and files alike.
+ * rules (the shuffle entropy limit, the bucket limit) need the planned pools,
+ * and a backend listing more slots than its weight needs the slots it runs
+ * with (plan_keep.c): the commit checks them, for commands and files alike.
  */
 #ifndef XS_MODEL_H
 #define XS_MODEL_H
