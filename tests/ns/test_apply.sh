@@ -222,6 +222,77 @@ t_move_share() {
 	done
 }
 
+# flow_backends OUT: the backend `xdpsteer lookup` gives each of 300 flows to $VIP4:80.
+flow_backends() {
+	"$PYTHON" "$XS_TOP/tests/ns/lb_traffic.py" predict --ns "$NS_STEER" --iface "$IF_STEER" \
+		--xs "$XS" --dst "$VIP4" --dport 80 --src 10.9.5.1 --sports 30000-30299 --jobs 2 \
+		--out "$1.json"
+	pyx "'\\n'.join('%s %s' % (f, v['backend']) for f, v in sorted(d.items()))" "$1.json" >"$1"
+}
+
+# moved_not BEFORE AFTER ADDR: flows whose backend changed, where ADDR is neither the old nor the new one.
+moved_not() {
+	paste -d' ' "$1" "$2" | awk -v a="$3" '$2 != $4 && $2 != a && $4 != a' | wc -l
+}
+
+# The README's edit loop: show > FILE, a weight changed in it, apply. The
+# slots show listed are left as they were: lowered, the backend keeps the
+# first WEIGHT of them; raised, it keeps them and takes more. Either way
+# only its own flows move, and the same file applied again changes nothing.
+# A list longer than the weight that is not where the backend runs is refused.
+t_edit_weight() {
+	local f=$XS_TMP/edit.conf be=10.9.1.2 n
+	attach --xdp-mode skb --seed "$SEED" >/dev/null
+	xs service add "$IF_STEER" "$VIP4:80/tcp" --slot-count 8 >/dev/null
+	xs backend add "$IF_STEER" "$VIP4:80/tcp" 10.9.1.1 >/dev/null
+	xs backend add "$IF_STEER" "$VIP4:80/tcp" $be --weight 3 >/dev/null
+	xs backend add "$IF_STEER" "$VIP4:80/tcp" 10.9.1.3 >/dev/null
+	flow_backends "$XS_TMP/w0"
+	# 3 -> 2, the three slots left in the file.
+	xs show "$IF_STEER" | sed "s/ $be weight 3 / $be weight 2 /" >"$f"
+	chmod 600 "$f"
+	grep "^backend" "$f"
+	grep -Eq "^backend $VIP4:80/tcp $be weight 2 id [0-9]+ slots [0-9]+,[0-9]+,[0-9]+$" "$f" ||
+		fail "the edited file does not list 3 slots for weight 2"
+	xs apply "$IF_STEER" -f "$f" --dry-run | tee "$XS_TMP/w.dry"
+	grep -q "~ backend $VIP4:80/tcp $be: weight 3 -> 2" "$XS_TMP/w.dry" || fail "no weight change planned"
+	xs apply "$IF_STEER" -f "$f" >/dev/null
+	flow_backends "$XS_TMP/w1"
+	n=$(paste -d' ' "$XS_TMP/w0" "$XS_TMP/w1" | awk '$2 != $4' | wc -l)
+	echo "3 -> 2: $n of 300 flows moved"
+	assert_eq "flows moved to or from another backend than $be (3 -> 2)" \
+		"$(moved_not "$XS_TMP/w0" "$XS_TMP/w1" $be)" 0
+	assert_true "some of $be's flows moved" "$(pyx "$n > 0")"
+	assert_eq "$be's slots: the first two the file lists" \
+		"$(xs show "$IF_STEER" | sed -nE "s/^backend .* $be weight 2 id [0-9]+ slots ([0-9,]+)$/\1/p")" \
+		"$(sed -nE "s/^backend .* $be weight 2 id [0-9]+ slots ([0-9]+,[0-9]+),[0-9]+$/\1/p" "$f")"
+	xs apply "$IF_STEER" -f "$f" | grep -qx "  no changes" || fail "the same file again changed something"
+	echo "ok: the same file again: no changes"
+	# 1 -> 3, its one slot left in the file.
+	xs show "$IF_STEER" | sed "s/ 10.9.1.3 weight 1 / 10.9.1.3 weight 3 /" >"$f"
+	grep -Eq "^backend $VIP4:80/tcp 10.9.1.3 weight 3 id [0-9]+ slots [0-9]+$" "$f" ||
+		fail "the edited file does not list 1 slot for weight 3"
+	xs apply "$IF_STEER" -f "$f" | tee "$XS_TMP/w.up"
+	grep -q "~ backend $VIP4:80/tcp 10.9.1.3: weight 1 -> 3" "$XS_TMP/w.up" || fail "no weight change applied"
+	flow_backends "$XS_TMP/w2"
+	n=$(paste -d' ' "$XS_TMP/w1" "$XS_TMP/w2" | awk '$2 != $4' | wc -l)
+	echo "1 -> 3: $n of 300 flows moved"
+	assert_eq "flows moved to or from another backend than 10.9.1.3 (1 -> 3)" \
+		"$(moved_not "$XS_TMP/w1" "$XS_TMP/w2" 10.9.1.3)" 0
+	assert_true "some flows moved to 10.9.1.3" "$(pyx "$n > 0")"
+	n=$(sed -nE 's/^backend .* 10.9.1.3 weight 3 id [0-9]+ slots ([0-9]+)$/\1/p' "$f")
+	xs show "$IF_STEER" | grep -Eq "^backend .* 10.9.1.3 weight 3 id [0-9]+ slots ([0-9]+,)*$n(,[0-9]+)*$" ||
+		fail "10.9.1.3 left its slot $n: $(xs show "$IF_STEER" | grep 10.9.1.3)"
+	echo "ok: 10.9.1.3 keeps its slot $n: $(xs show "$IF_STEER" | grep -o '10.9.1.3 .*')"
+	xs apply "$IF_STEER" -f "$f" | grep -qx "  no changes" || fail "the same file again changed something"
+	echo "ok: the same file again: no changes"
+	# A real inconsistency: more slots than the weight, and not where it runs.
+	xs show "$IF_STEER" | sed -E "s/ 10.9.1.1 weight 1 (id [0-9]+) slots [0-9]+$/ 10.9.1.1 weight 1 \1 slots 6,7/" >"$f"
+	n=$(grep -n " 10.9.1.1 weight 1 " "$f" | cut -d: -f1)
+	expect_refused "2 slots for weight 1, not where it runs" "$f" "$n" \
+		"backend 10.9.1.1: 2 slots for weight 1, and they are not the slots it runs with: list no more slots than its weight"
+}
+
 # apply -f FLEET -f HOST: one configuration from two files; a setting in both is refused.
 t_two_files() {
 	attach --xdp-mode skb --seed "$SEED" >/dev/null

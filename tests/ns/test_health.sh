@@ -314,6 +314,108 @@ t_file_mode() {
 	for i in "${BES[@]}"; do unserve "$i"; done
 }
 
+# down_places NAME ALGO FILE W1..W5: a service made by commands with
+# slot-count 12 (holes above its slots) and backends of weights W; then
+# `agent -f` with a file that names no slot-count and no slots (FILE=bare),
+# or show's own output (FILE=shown). The down of backend 2 must move none of
+# the other backends' flows, and its return must give back every lookup.
+down_places() {
+	local name=$1 algo=$2 kind=$3 i f w dead N_LOOKUP=150
+	shift 3
+	w=("" "$@")
+	T=$XS_TMP/places-$name
+	f=$T.conf
+	dead=$(be4 2)
+	xs_detach_quiet "$NS_LB" "$IF_LB"
+	attach_in "$NS_LB" "$IF_LB" --seed "$SEED" >/dev/null
+	lb service add "$IF_LB" "$SVC" --algo "$algo" --slot-count 12 --check tcp --interval "$INTERVAL" \
+		--timeout "$TIMEOUT" --rise "$RISE" --fall "$FALL" >/dev/null
+	for i in "${BES[@]}"; do lb backend add "$IF_LB" "$SVC" "$(be4 "$i")" --weight "${w[i]}" >/dev/null; done
+	if [ "$kind" = bare ]; then
+		{
+			echo "service $SVC algo $algo check tcp interval $INTERVAL timeout $TIMEOUT rise $RISE fall $FALL"
+			for i in "${BES[@]}"; do echo "backend $SVC $(be4 "$i") weight ${w[i]}"; done
+		} >"$f"
+	else
+		lb show "$IF_LB" >"$f"
+	fi
+	chmod 600 "$f"
+	for i in "${BES[@]}"; do serve "$i"; done
+	rm -f "$XS_TMP/run/health-$IF_LB"
+	agent_start -f "$f"
+	for i in "${BES[@]}"; do wait_health "$(be4 "$i")" up 5; done
+	lookups "$T.before"
+	unserve 2
+	wait_health "$dead" down 5
+	lookups "$T.during"
+	grep "^ *[-+~] \|^plan for" "$T.agent" || true
+	echo "$name: flows of the live backends: $(grep -vc " $dead " "$T.before"), moved: $(moved_live "$T.before" "$T.during" "$dead")"
+	assert_eq "$name: flows of $dead while it is down" "$(grep -c " $dead " "$T.during" || true)" 0
+	assert_eq "$name: flows of live backends that moved" "$(moved_live "$T.before" "$T.during" "$dead")" 0
+	serve 2
+	wait_health "$dead" up 5
+	lookups "$T.after"
+	assert_eq "$name: lookups that differ from before the failure (of $N_LOOKUP)" \
+		"$(diff "$T.before" "$T.after" | grep -c '^<' || true)" 0
+	agent_stop
+	for i in "${BES[@]}"; do unserve "$i"; done
+}
+
+# A down, and an up, move only the flows of that backend, whatever the file
+# the agent follows says or omits about places: no slot-count, no slots,
+# weights above 1, jump and shuffle, or every place as show prints them.
+t_down_bare() { down_places bare_jump jump bare 1 1 1 1 1; }
+t_down_weights() { down_places bare_weights jump bare 2 3 1 2 1; }
+t_down_shuffle() { down_places bare_shuffle shuffle bare 2 3 1 2 1; }
+t_down_shown() { down_places shown_weights jump shown 2 3 1 2 1; }
+
+# show fed to apply while a backend is down (and another drained) changes
+# nothing; show marks the down one; a file, even one that lists it as it was
+# before it failed, does not bring it back: health is the agent's.
+t_show_down() {
+	local i dead drained
+	T=$XS_TMP/showdown
+	dead=$(be4 3)
+	drained=$(be4 4)
+	lb_setup
+	for i in "${BES[@]}"; do serve "$i"; done
+	agent_start
+	for i in "${BES[@]}"; do wait_health "$(be4 "$i")" up 5; done
+	lb show "$IF_LB" >"$T.before.conf"
+	chmod 600 "$T.before.conf"
+	unserve 3
+	wait_health "$dead" down 5
+	lb backend drain "$IF_LB" "$SVC" "$drained" >/dev/null
+	lb show "$IF_LB" >"$T.conf"
+	chmod 600 "$T.conf"
+	grep "^backend" "$T.conf"
+	lb apply "$IF_LB" -f "$T.conf" --dry-run | tee "$T.dry"
+	grep -qx "  no changes" "$T.dry" || fail "show -> apply --dry-run is not a no-op while $dead is down"
+	grep -Eq "^backend $SVC $dead weight 1 id [0-9]+ slots [0-9]+  # down \(health check\)$" "$T.conf" ||
+		fail "show does not mark $dead down"
+	grep -Eq "^backend $SVC $drained weight 1 id [0-9]+ slots [0-9]+ drain$" "$T.conf" ||
+		fail "show does not print $drained drained"
+	assert_eq "show --json down of $dead" \
+		"$(lb show "$IF_LB" --json | pyx "[b['down'] for b in d['services'][0]['backends'] if b['backend'] == '$dead'][0]" -)" true
+	lb apply "$IF_LB" -f "$T.conf" | tee "$T.apply"
+	grep -qx "  no changes" "$T.apply" || fail "show -> apply is not a no-op while $dead is down"
+	# A file from before the failure: it undrains $drained, and leaves $dead down.
+	lb apply "$IF_LB" -f "$T.before.conf" | tee "$T.old"
+	! grep -q "$dead" "$T.old" || fail "a file changed $dead"
+	grep -q "~ backend $SVC $drained: undrain" "$T.old" || fail "the old file did not undrain $drained"
+	assert_eq "show --json down of $dead after the old file" \
+		"$(lb show "$IF_LB" --json | pyx "[b['down'] for b in d['services'][0]['backends'] if b['backend'] == '$dead'][0]" -)" true
+	lookups "$T.during"
+	assert_eq "flows of $dead after the old file" "$(grep -c " $dead " "$T.during" || true)" 0
+	# The agent brings it back, to its slots.
+	serve 3
+	wait_health "$dead" up 5
+	lb show "$IF_LB" | cmp - "$T.before.conf" || fail "after the return, show differs from before the failure"
+	echo "ok: after the return, show is as before the failure"
+	agent_stop
+	for i in "${BES[@]}"; do unserve "$i"; done
+}
+
 # etcd mode: the agent follows a fleet key (docs/fleet.md) and checks what it
 # names. A dead backend stays out through a new revision, as in file mode:
 # health is an overlay on every commit, whatever the configuration's source.

@@ -49,6 +49,7 @@ void xs_checker_free(struct xs_checker *c)
 	free(c->p);
 	free(c->saved);
 	free(c->saved_idx);
+	free(c->counted);
 	if (c->epfd >= 0)
 		close(c->epfd);
 }

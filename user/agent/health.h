@@ -34,6 +34,9 @@ struct xs_checker {
 	struct xs_backend_spec *saved;
 	__u32 *saved_idx;
 	__u32 n_saved;
+	/* The services whose slot count an overlay set (the model gave none). */
+	__u32 *counted;
+	__u32 n_counted;
 };
 
 int xs_checker_init(struct xs_checker *c, const char *run_dir);

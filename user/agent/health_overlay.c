@@ -3,8 +3,10 @@
  * Health as an overlay on the model the agent commits (health.h). The model
  * (a file's, etcd's, or the running state's) says what should run; the
  * overlay marks what the probes found down, and pins the slots of every
- * backend of a service where one is down or returns, so that the commit
- * moves nothing else and a returning backend takes back exactly its slots.
+ * backend of a service where one is down or returns, and its pool's slot
+ * count, so that the commit moves nothing else (a pool of another size
+ * would move flows of every backend) and a returning backend takes back
+ * exactly its slots. The model's health is then the probes' (model.h).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -27,6 +29,28 @@ static int xs_overlay_save(struct xs_checker *c, const struct xs_model *m, __u32
 	c->saved_idx = x;
 	c->saved[c->n_saved] = m->be[i].s;
 	c->saved_idx[c->n_saved++] = i;
+	return 0;
+}
+
+/*
+ * Keep the pool of service @svc of @m at the size it runs with, @run's,
+ * where the model leaves it to the commit: pinned slots alone would build a
+ * pool only as long as the highest of them, dropping the holes above.
+ */
+static int xs_overlay_count(struct xs_checker *c, const struct xs_model *run,
+			    struct xs_model *m, __u32 svc)
+{
+	int r = xs_model_find_service(run, &m->svc[svc].s.key);
+	void *x;
+
+	if (m->svc[svc].s.slot_count || r < 0 || !run->svc[r].s.slot_count)
+		return 0;
+	x = realloc(c->counted, (c->n_counted + 1) * sizeof(*c->counted));
+	if (!x)
+		return -ENOMEM;
+	c->counted = x;
+	c->counted[c->n_counted++] = svc;
+	m->svc[svc].s.slot_count = run->svc[r].s.slot_count;
 	return 0;
 }
 
@@ -66,6 +90,8 @@ int xs_checker_overlay(struct xs_checker *c, int ifc, const struct xs_handle *h,
 	int err = 0;
 
 	c->n_saved = 0;
+	c->n_counted = 0;
+	m->health = true;
 	for (i = 0; i < m->n_be && !err; i++) {
 		struct xs_backend_spec *s = &m->be[i].s;
 		const struct xs_backend_spec *r;
@@ -92,7 +118,7 @@ int xs_checker_overlay(struct xs_checker *c, int ifc, const struct xs_handle *h,
 				break;
 			loaded = true;
 		}
-		err = xs_overlay_save(c, m, i);
+		err = xs_overlay_save(c, m, i) ?: xs_overlay_count(c, &run, m, m->be[i].service);
 		r = xs_overlay_running(&run, &s->service, s->t.addr);
 		s->down = p->h.state == XS_HEALTH_DOWN;
 		s->redecide = s->down && p->ck.on_down == XS_DOWN_REDECIDE;
@@ -117,6 +143,9 @@ int xs_checker_overlay(struct xs_checker *c, int ifc, const struct xs_handle *h,
 
 void xs_checker_restore(struct xs_checker *c, struct xs_model *m)
 {
+	m->health = false;
+	while (c->n_counted)
+		m->svc[c->counted[--c->n_counted]].s.slot_count = 0;
 	while (c->n_saved) {
 		c->n_saved--;
 		m->be[c->saved_idx[c->n_saved]].s = c->saved[c->n_saved];

@@ -378,11 +378,7 @@ int xs_model_backend_add(struct xs_model *m, const struct xs_backend_spec *s, in
 			pr_warn("backend %s is already a backend of %s\n", addr, name);
 		return -EEXIST;
 	}
-	if (s->place.n_slots > s->t.weight && s->weight_set) {
-		pr_warn("backend %s: %u slots for weight %u\n", addr, s->place.n_slots,
-			s->t.weight);
-		return -EINVAL;
-	}
+	/* More slots than weight: shown output whose weight was lowered, or an error (plan_keep.c). */
 	if (m->n_be >= XS_MAX_BACKENDS) {
 		pr_warn("backend %s: all %u backends are in use; the limit is XS_MAX_BACKENDS in "
 			"include/xdpsteer.h (raise it and rebuild)\n", addr, XS_MAX_BACKENDS);

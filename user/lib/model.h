@@ -15,8 +15,9 @@
  * duplicate, a missing object, a limit. Each edit prints one line naming
  * what is wrong and returns -errno, and leaves the model as it was; the
  * configuration parser prefixes that line with FILE:LINE. The pool-level
- * rules (the shuffle entropy limit, the bucket limit) need the planned pools
- * and are checked by the commit, for commands and files alike.
+ * rules (the shuffle entropy limit, the bucket limit) need the planned pools,
+ * and a backend listing more slots than its weight needs the slots it runs
+ * with (plan_keep.c): the commit checks them, for commands and files alike.
  */
 #ifndef XS_MODEL_H
 #define XS_MODEL_H
@@ -52,6 +53,12 @@ struct xs_model {
 	int hand_line;		/* where a file set the queue pool's hand size, else 0 */
 	const char *source;	/* the source edits now come from (the parser sets it), or NULL */
 	bool placed;		/* every pool is built from the model alone (xs_model_canonical) */
+	/*
+	 * The backends' down flags are the agent's probes (its health overlay).
+	 * Else the model does not say (a file cannot): each backend the running
+	 * state has keeps the health it has there, and a new one is up.
+	 */
+	bool health;
 	struct xs_model_target *tgt;
 	struct xs_model_service *svc;
 	struct xs_model_backend *be;

@@ -38,6 +38,8 @@ void xs_plan_free(struct xs_plan *pl)
 	free(pl->tgt_id);
 	free(pl->defer_tgt);
 	free(pl->defer_be);
+	free(pl->be_down);
+	free(pl->be_slots);
 	xs_index_free(&pl->addr_users);
 }
 
@@ -95,13 +97,13 @@ static __u32 xs_plan_free_backend(struct xs_plan *pl)
 }
 
 /*
- * A backend's flags as its spec says: the operator's drain and the check's
- * down are kept apart, so that either can end without ending the other.
+ * A backend's flags: the operator's drain and the check's down are kept
+ * apart, so that either can end without ending the other.
  */
-static void xs_plan_backend_flags(struct xs_target *t, const struct xs_backend_spec *s)
+static void xs_plan_backend_flags(struct xs_target *t, const struct xs_backend_spec *s, bool down)
 {
 	t->drain = s->drain;
-	t->down = s->down;
+	t->down = down;
 }
 
 /* Backends of service pool @pp (file index @s, or -1 when the service goes). */
@@ -120,6 +122,7 @@ static int xs_plan_pool_backends(struct xs_plan *pl, struct xs_plan_pool *pp, in
 	for (k = 0; k < n; k++) {
 		const struct xs_model_backend *cb = &m->be[in_file[k]];
 		struct xs_target t = cb->s.t;
+		bool down = pl->be_down[in_file[k]];
 
 		if (pl->defer_be[in_file[k]])
 			continue;
@@ -132,20 +135,20 @@ static int xs_plan_pool_backends(struct xs_plan *pl, struct xs_plan_pool *pp, in
 
 			/* DRAIN in the edit means "in no slot": the operator's or the check's. */
 			next[id].drain = was || was_down;
-			err = xs_edit_existing(&pl->edit, &next[id], id, cb->s.drain || cb->s.down,
+			err = xs_edit_existing(&pl->edit, &next[id], id, cb->s.drain || down,
 					       t.weight);
 			if (err)
 				return err;
-			xs_plan_backend_flags(&next[id], &cb->s);
+			xs_plan_backend_flags(&next[id], &cb->s, down);
 			if (was != cb->s.drain)
 				xs_plan_say(pl, "~ backend %s %s: %s", svc, addr,
 					    cb->s.drain ? "drain" : "undrain");
-			if (was_down != cb->s.down)
-				xs_plan_say(pl, "~ backend %s %s: %s", svc, addr, !cb->s.down ? "up" :
+			if (was_down != down)
+				xs_plan_say(pl, "~ backend %s %s: %s", svc, addr, !down ? "up" :
 					    cb->s.redecide ? "down (its flows decided again)" :
 					    "down (its flows stay)");
 			/* A dead backend's pins name it by uid: a new one sends them elsewhere. */
-			if (!was_down && cb->s.down && cb->s.redecide)
+			if (!was_down && down && cb->s.redecide)
 				next[id].uid = xs_backend_uid();
 			if (all[id].weight != t.weight)
 				xs_plan_say(pl, "~ backend %s %s: weight %u -> %u", svc, addr,
@@ -162,9 +165,9 @@ static int xs_plan_pool_backends(struct xs_plan *pl, struct xs_plan_pool *pp, in
 		t.service = pp->id;
 		t.uid = xs_backend_uid();
 		t.active = true;
-		xs_plan_backend_flags(&t, &cb->s);
+		xs_plan_backend_flags(&t, &cb->s, down);
 		t.bucket = XS_NO_TARGET;
-		if (!cb->s.drain && !cb->s.down) {
+		if (!cb->s.drain && !down) {
 			err = xs_edit_grow(&pl->edit, &t, id, t.weight);
 			if (err)
 				return err;
@@ -172,7 +175,7 @@ static int xs_plan_pool_backends(struct xs_plan *pl, struct xs_plan_pool *pp, in
 		}
 		next[id] = t;
 		xs_plan_say(pl, "+ backend %s %s weight %u%s%s", svc, addr, t.weight,
-			    cb->s.drain ? " (drained)" : "", cb->s.down ? " (down)" : "");
+			    cb->s.drain ? " (drained)" : "", down ? " (down)" : "");
 	}
 	return 0;
 }
@@ -381,7 +384,8 @@ int xs_plan_build(struct xs_plan *pl)
 	if (!pl->all || !pl->next || !pl->p)
 		return -ENOMEM;
 	err = xs_targets_read(pl->h, pl->all) ?: xs_services_list(pl->h, &sv, &nsv) ?:
-	      xs_plan_index(pl) ?: xs_plan_check_loops(pl) ?: xs_plan_check_places(pl) ?:
+	      xs_plan_index(pl) ?: xs_plan_check_loops(pl) ?: xs_plan_keep(pl, sv, nsv) ?:
+	      xs_plan_check_places(pl) ?:
 	      xs_plan_defer(pl);
 	if (err)
 		goto out;

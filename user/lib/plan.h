@@ -60,6 +60,14 @@ struct xs_plan {
 	__u32 *tgt_id, *be_id;		/* per model object: the id it gets, or XS_NO_TARGET */
 	bool *defer_tgt, *defer_be;	/* per model object: left for the second commit */
 	__u32 deferred;			/* how many; 0: one commit does it all */
+	/*
+	 * What a model backend leaves to the running state (plan_keep.c): its
+	 * health, unless the model is the agent's; and how many of the slots
+	 * it names count (fewer than it names when they are the slots it runs
+	 * with and its weight was lowered since they were shown).
+	 */
+	bool *be_down;
+	__u32 *be_slots;
 };
 
 /* Plan every change of @pl->m against the running state of @pl->h, checked. */
@@ -74,6 +82,8 @@ void xs_plan_err(const struct xs_plan *pl, const char *source, int line, const c
 int xs_plan_check_places(struct xs_plan *pl);
 /* A dev target whose frames would come back into this program (plan_check.c). */
 int xs_plan_check_loops(struct xs_plan *pl);
+/* Each model backend's health and named slots as they count (plan_keep.c). */
+int xs_plan_keep(struct xs_plan *pl, const struct xs_service_entry *sv, __u32 nsv);
 /* Which objects wait for a second commit (plan_place.c). */
 int xs_plan_defer(struct xs_plan *pl);
 /* Is target id @id claimed by a model object's explicit place? */

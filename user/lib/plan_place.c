@@ -106,6 +106,7 @@ struct xs_member {
 	bool drain;
 	__u32 weight;
 	const struct xs_place *place;
+	__u32 n_slots;		/* of place->slots, those that count (plan_keep.c) */
 	const char *source;
 	int line;
 };
@@ -138,7 +139,7 @@ static int xs_place_members(struct xs_plan *pl, struct xs_pool *p, int line, con
 
 	for (i = 0; i < n; i++) {
 		total += mb[i].drain ? 0 : mb[i].weight;
-		for (k = 0; k < mb[i].place->n_slots; k++)
+		for (k = 0; k < mb[i].n_slots; k++)
 			top = mb[i].place->slots[k] + 1 > top ? mb[i].place->slots[k] + 1 : top;
 	}
 	grown = realloc(p->bucket, ((size_t)top + total + 1) * sizeof(*grown));
@@ -150,7 +151,7 @@ static int xs_place_members(struct xs_plan *pl, struct xs_pool *p, int line, con
 		p->bucket[b] = XS_NO_TARGET;
 	/* Named slots first, so that the open ones fill around them. */
 	for (i = 0; i < n; i++) {
-		for (k = 0; !mb[i].drain && k < mb[i].place->n_slots; k++) {
+		for (k = 0; !mb[i].drain && k < mb[i].n_slots; k++) {
 			b = mb[i].place->slots[k];
 			if (p->bucket[b] != XS_NO_TARGET) {
 				xs_plan_err(pl, mb[i].line ? mb[i].source : NULL, mb[i].line ?: line,
@@ -162,11 +163,11 @@ static int xs_place_members(struct xs_plan *pl, struct xs_pool *p, int line, con
 	}
 	/* A drained object's return slots are kept free, where no live object holds them. */
 	for (i = 0; i < n; i++)
-		for (k = 0; mb[i].drain && k < mb[i].place->n_slots; k++)
+		for (k = 0; mb[i].drain && k < mb[i].n_slots; k++)
 			if (p->bucket[mb[i].place->slots[k]] == XS_NO_TARGET)
 				p->bucket[mb[i].place->slots[k]] = XS_RESERVED;
 	for (i = 0; i < n; i++) {
-		for (k = mb[i].drain ? mb[i].weight : mb[i].place->n_slots; k < mb[i].weight; k++)
+		for (k = mb[i].drain ? mb[i].weight : mb[i].n_slots; k < mb[i].weight; k++)
 			p->bucket[xs_next_free(p, &cursor)] = mb[i].id;
 	}
 	for (b = 0; b < p->hdr.n_buckets; b++)
@@ -176,7 +177,7 @@ static int xs_place_members(struct xs_plan *pl, struct xs_pool *p, int line, con
 		struct xs_target *t = &next[mb[i].id];
 
 		/* The first slot it holds, or (drained) the first it returns to. */
-		t->bucket = mb[i].place->n_slots ? mb[i].place->slots[0] : t->bucket;
+		t->bucket = mb[i].n_slots ? mb[i].place->slots[0] : t->bucket;
 		for (b = 0; !mb[i].drain && b < p->hdr.n_buckets; b++)
 			if (p->bucket[b] == mb[i].id) {
 				t->bucket = b;
@@ -199,17 +200,18 @@ static __u32 xs_plan_members(const struct xs_plan *pl, int s, bool any, struct x
 		if (id == XS_NO_TARGET)
 			continue;
 		mb[n++] = (struct xs_member){ id, m->tgt[i].s.drain, 1, &m->tgt[i].s.place,
-					      m->tgt[i].source, m->tgt[i].line };
+					      m->tgt[i].s.place.n_slots, m->tgt[i].source,
+					      m->tgt[i].line };
 		*named |= m->tgt[i].s.place.n_slots > 0;
 	}
 	for (i = 0; s >= 0 && i < m->n_be; i++) {
 		id = any ? i : pl->be_id[i];
 		if (m->be[i].service != (__u32)s || id == XS_NO_TARGET)
 			continue;
-		mb[n++] = (struct xs_member){ id, m->be[i].s.drain || m->be[i].s.down,
-					      m->be[i].s.t.weight,
-					      &m->be[i].s.place, m->be[i].source, m->be[i].line };
-		*named |= m->be[i].s.place.n_slots > 0;
+		mb[n++] = (struct xs_member){ id, m->be[i].s.drain || pl->be_down[i],
+					      m->be[i].s.t.weight, &m->be[i].s.place,
+					      pl->be_slots[i], m->be[i].source, m->be[i].line };
+		*named |= pl->be_slots[i] > 0;
 	}
 	return n;
 }

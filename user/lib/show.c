@@ -3,7 +3,8 @@
  * A model in the configuration format (config.h). Every setting is
  * printed, defaults included, and every object with its place, so the text
  * is the whole state: `apply` of it changes nothing here, and makes another
- * host's pools the same, bit for bit. The seed only when asked for: it is a
+ * host's pools the same, bit for bit. A backend its health check took out
+ * is marked by a comment: health is not the file's to say. The seed only when asked for: it is a
  * secret. Objects keep the model's order.
  */
 #include <stdlib.h>
@@ -95,7 +96,11 @@ static void xs_print_backend(const struct xs_backend_spec *s, FILE *f)
 	xs_format_addr(s->t.addr, addr, sizeof(addr));
 	fprintf(f, "backend %s %s weight %u", name, addr, s->t.weight);
 	xs_print_place(&s->place, f);
-	fprintf(f, "%s\n", s->drain ? " drain" : "");
+	/*
+	 * Down is the agent's finding, not a key: a comment, which apply reads
+	 * past (it keeps the health the running state has, plan_keep.c).
+	 */
+	fprintf(f, "%s%s\n", s->drain ? " drain" : "", s->down ? "  # down (health check)" : "");
 }
 
 void xs_config_print(const struct xs_model *m, bool secrets, FILE *f)

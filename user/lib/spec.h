@@ -70,7 +70,8 @@ struct xs_backend_spec {
 	/*
 	 * Taken out by its health check: in no slot, like drain, but set by the
 	 * agent's overlay (user/agent/health.c), never by a key; with @redecide
-	 * the flows pinned to it are decided again.
+	 * the flows pinned to it are decided again. Read only when the model's
+	 * health is set (model.h): else the running state's health stands.
 	 */
 	bool down, redecide;
 	bool weight_set;	/* weight given: else slots given decide it */
