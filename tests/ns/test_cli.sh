@@ -197,9 +197,16 @@ t_exit_codes() {
 }
 
 t_version() {
-	local obj sum
+	local obj sum rel
 	x_ok "--version" --version
-	head -n 1 "$O" | grep -Eq '^xdpsteer [0-9a-f]' || fail "--version: $(head -n 1 "$O")"
+	# The release, then the git description of a tree built from git.
+	rel=$(cat "$XS_TOP/VERSION")
+	head -n 1 "$O" | grep -Eq "^xdpsteer ${rel//./\\.}( \(git [0-9a-zA-Z.-]+\))?\$" ||
+		fail "--version: '$(head -n 1 "$O")', want 'xdpsteer $rel (git ...)'"
+	if [ -e "$XS_TOP/.git" ]; then
+		head -n 1 "$O" | grep -q " (git " || fail "--version of a git build names no git description"
+	fi
+	echo "ok: --version: $(head -n 1 "$O")"
 	grep -Eq '^libbpf [0-9]+\.[0-9]+, libxdp [0-9.]+, json-c [0-9.]+$' "$O" || fail "--version: $(cat "$O")"
 	cp "$O" "$XS_TMP/v.txt"
 	x_ok "-V" -V
@@ -215,7 +222,7 @@ t_version() {
 		assert_eq "$obj.bpf.o build id" \
 			"$(pyx "[o['sha256'] for o in d['bpf_objects'] if o['name'] == '$obj.bpf.o'][0]" "$O")" "$sum"
 	done
-	assert_eq "version field" "$(pyx 'd["version"]' "$O")" "$(head -n 1 "$XS_TMP/v.txt" | cut -d' ' -f2)"
+	assert_eq "version field" "$(pyx 'd["version"]' "$O")" "$rel"
 }
 
 # ---- JSON -------------------------------------------------------------------
@@ -398,14 +405,19 @@ t_install_tree() {
 		"$STAGE/usr/local/lib/systemd/system/xdpsteer-agent@.service" || fail "ExecStart"
 	"$STAGE/usr/local/sbin/xdpsteer" --version >/dev/null || fail "the installed binary does not run"
 	# PREFIX moves everything but /etc.
+	mkdir -p "$XS_TMP/stage2/usr/lib"
 	make_top install DESTDIR="$XS_TMP/stage2" PREFIX=/usr >/dev/null 2>&1 || fail "make install PREFIX=/usr"
 	[ -x "$XS_TMP/stage2/usr/sbin/xdpsteer" ] || fail "PREFIX=/usr: no /usr/sbin/xdpsteer"
 	grep -q "^ExecStart=/usr/sbin/xdpsteer " "$XS_TMP/stage2/usr/lib/systemd/system/xdpsteer-agent@.service" ||
 		fail "PREFIX=/usr: ExecStart"
-	# uninstall takes back every file, and leaves a configuration.
+	# uninstall takes back every file, and leaves a configuration; it removes
+	# the directories install created, once empty, and no other (usr/lib
+	# was there before install: it stays).
 	touch "$XS_TMP/stage2/etc/xdpsteer/eth9.conf"
 	make_top uninstall DESTDIR="$XS_TMP/stage2" PREFIX=/usr >/dev/null 2>&1 || fail "make uninstall"
 	assert_eq "files left by uninstall" "$(cd "$XS_TMP/stage2" && find . -type f | sort)" "./etc/xdpsteer/eth9.conf"
+	assert_eq "directories left by uninstall" "$(cd "$XS_TMP/stage2" && find . -type d | sort | tr '\n' ' ')" \
+		". ./etc ./etc/xdpsteer ./usr ./usr/lib "
 }
 ns_needs man_pages install_tree
 ns_needs systemd_unit install_tree
