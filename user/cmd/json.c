@@ -110,7 +110,10 @@ static void xs_plan_change(xs_json *changes, const char *line)
 	xj_push(changes, c);
 }
 
-/* "NAME: 24.95% of new flows change target (100000 sampled); ..." or "NAME: all flows (...)". */
+/*
+ * "NAME: 24.95% of new flows change target (100000 sampled); ...", "NAME: all
+ * flows (...)" or "NAME: nothing (...)" (an empty pool stays empty).
+ */
 static void xs_plan_move(xs_json *moves, const char *line)
 {
 	const char *colon = strstr(line, ": ");
@@ -124,7 +127,9 @@ static void xs_plan_move(xs_json *moves, const char *line)
 	pool = strndup(line, (size_t)(colon - line));
 	xj_str(m, "pool", pool);
 	free(pool);
-	if (*colon && strncmp(colon + 2, "all flows", 9)) {
+	if (*colon && !strncmp(colon + 2, "nothing", 7)) {
+		pct = 0;
+	} else if (*colon && strncmp(colon + 2, "all flows", 9)) {
 		char *end;
 
 		pct = strtod(colon + 2, &end);
@@ -135,7 +140,7 @@ static void xs_plan_move(xs_json *moves, const char *line)
 	if (sampled)
 		xj_u64(m, "sampled", sampled);
 	else
-		xj_str(m, "sampled", NULL); /* every flow moves: none needed sampling */
+		xj_str(m, "sampled", NULL); /* every flow moves, or none: none needed sampling */
 	xj_push(moves, m);
 }
 
