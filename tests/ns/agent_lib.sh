@@ -66,7 +66,7 @@ etcd_put() {
 
 # status RUN_DIR: what the agent behind RUN_DIR says, through its control
 # socket (a path in the file system, so any namespace reaches it).
-status() { "$XS" agent status --run-dir "$1"; }
+status() { "$XS" agent status --run-dir "$1" -j; }
 
 # wait_status RUN_DIR EXPR [SECONDS]: until EXPR (python, over the status d) holds.
 wait_status() {

@@ -290,7 +290,7 @@ pools_identical() {
 # pinned I: flows pinned on LB I to the service's backends.
 pinned() { lb "$1" stats "$(lb_if "$1")" --json | pyx 'sum(b["pinned"] for s in d["services"] for b in s["backends"])' -; }
 
-agent_status() { lb "$1" agent status --run-dir "$XS_TMP/lb$1"; }
+agent_status() { lb "$1" agent status --run-dir "$XS_TMP/lb$1" -j; }
 
 # ---- 1. Three agents, one configuration -------------------------------------
 
@@ -554,7 +554,7 @@ t_bad_revision() {
 t_drain_host() {
 	T=$XS_TMP/drain
 	snap_all "$T.before"
-	assert_true "drain answers with the status" "$(lb 2 agent drain --run-dir "$XS_TMP/lb2" | pyx 'd["drained"] and not d["announced"]' -)"
+	assert_true "drain answers with the status" "$(lb 2 agent drain --run-dir "$XS_TMP/lb2" -j | pyx 'd["drained"] and not d["announced"]' -)"
 	wait_paths 2
 	# The mark outlives the agent: a restarted agent stays out.
 	stop_daemon lb2.agent TERM

@@ -182,7 +182,7 @@ void xs_ctl_serve(struct xs_agent *a, xs_drain_fn drain)
 	close(fd);
 }
 
-int xs_agent_control(const char *run_dir, const char *request)
+int xs_agent_control(const char *run_dir, const char *request, char **reply)
 {
 	char path[PATH_MAX], *buf;
 	size_t have = 0;
@@ -202,6 +202,7 @@ int xs_agent_control(const char *run_dir, const char *request)
 			xs_suggest_hint(&sg, NULL, hint, sizeof(hint)));
 		return -EINVAL;
 	}
+	*reply = NULL;
 	snprintf(path, sizeof(path), "%s/agent.sock", run_dir);
 	fd = xs_unix_connect(path, XS_CTL_TIMEOUT_S);
 	if (fd < 0) {
@@ -225,7 +226,6 @@ int xs_agent_control(const char *run_dir, const char *request)
 		free(buf);
 		return -EIO;
 	}
-	fputs(buf, stdout);
-	free(buf);
+	*reply = buf;
 	return 0;
 }
