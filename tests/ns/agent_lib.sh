@@ -16,6 +16,9 @@ daemon() {
 	echo $! >"$XS_TMP/$name.pid"
 }
 
+# The start of an agent's log line outside the journal: the UTC time it was written.
+AT='^[0-9]\{4\}-[0-9-]*T[0-9:]*\.[0-9]\{3\}Z '
+
 # alive PID: running (a zombie is not).
 alive() { [ -e "/proc/$1" ] && ! grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat" 2>/dev/null; }
 

@@ -340,9 +340,9 @@ t_takeover() {
 	T=$XS_TMP/takeover
 	snap_all "$T.before"
 	stop_daemon lb1.agent TERM
-	grep -q '^agent: stopped; the data plane keeps revision' "$XS_TMP/lb1.agent.log" ||
+	grep -q "${AT}agent: stopped; the data plane keeps revision" "$XS_TMP/lb1.agent.log" ||
 		fail "the agent did not stop cleanly: $(tail -n 3 "$XS_TMP/lb1.agent.log")"
-	echo "ok: SIGTERM: $(grep -c '^agent: withdrew' "$XS_TMP/lb1.agent.log") withdrawal, clean stop"
+	echo "ok: SIGTERM: $(grep -c "${AT}agent: withdrew" "$XS_TMP/lb1.agent.log") withdrawal, clean stop"
 	if ip -n "$(lb_ns 1)" link show xsvip0 >/dev/null 2>&1; then fail "xsvip0 outlived the agent"; fi
 	wait_paths 2
 	snap_all "$T.stopped"
@@ -351,8 +351,8 @@ t_takeover() {
 	start_agent 1
 	wait_paths 3
 	sed 's/^/  new agent: /' "$XS_TMP/lb1.agent.log"
-	grep -q '^  no changes$' "$XS_TMP/lb1.agent.log" || fail "the new agent's plan was not 'no changes'"
-	if grep -q '^applied ' "$XS_TMP/lb1.agent.log"; then fail "the new agent applied a change"; fi
+	grep -q "$AT  no changes$" "$XS_TMP/lb1.agent.log" || fail "the new agent's plan was not 'no changes'"
+	if grep -q "${AT}applied " "$XS_TMP/lb1.agent.log"; then fail "the new agent applied a change"; fi
 	snap_all "$T.after"
 	same_snaps "$T.before" "$T.after" "after the new agent took over"
 }
@@ -380,7 +380,7 @@ t_etcd_restart() {
 		done
 		assert_true "lb$i's agent is back on etcd" "$(agent_status "$i" | pyx 'd["etcd_error"] is None' -)"
 	done
-	grep -h '^agent: etcd' "$XS_TMP"/lb*.agent.log | sort | uniq -c | sed 's/^/  /'
+	grep -h "${AT}agent: etcd" "$XS_TMP"/lb*.agent.log | sort | uniq -c | sed 's/^/  /'
 	wait_applied "$(cat "$XS_TMP/rev0")"
 	snap_all "$T.after"
 	same_snaps "$T.before" "$T.after" "across the etcd restart"
