@@ -367,6 +367,104 @@ t_json_quoted_ifname() {
 	x_ok "detach $QIF" detach "$QIF"
 }
 
+# ---- output an operator reads -----------------------------------------------
+
+# service list: one line per backend, as ipvsadm -Ln: weight, drain, flows, health.
+t_service_list_backends() {
+	xs backend drain "$IF_STEER" "$VIP4:80/tcp" 10.9.1.2 >/dev/null
+	x_ok "service list" service list "$IF_STEER"
+	sed 's/^/  | /' "$O"
+	grep -Eq "^  backend 10\.9\.1\.1 +weight 1, active, [0-9]+ pinned, [0-9]+ open, health unchecked$" "$O" ||
+		fail "service list: no weight/active/pinned/open/health line for 10.9.1.1"
+	grep -Eq "^  backend 10\.9\.1\.2 +weight 1, draining, [0-9]+ pinned, [0-9]+ open, health unchecked$" "$O" ||
+		fail "service list: 10.9.1.2 is not shown draining"
+	x_json "service list" service list "$IF_STEER"
+	assert_eq "service list --json: per backend" \
+		"$(pyx '[[b["backend"], b["weight"], b["draining"], type(b.get("pinned")).__name__, type(b.get("open")).__name__, b["health"]] for s in d for b in s["backends"]]' "$O")" \
+		'[["10.9.1.1", 1, false, "int", "int", "unchecked"], ["10.9.1.2", 1, true, "int", "int", "unchecked"]]'
+	xs backend undrain "$IF_STEER" "$VIP4:80/tcp" 10.9.1.2 >/dev/null
+}
+
+# Every plan line says what changed, old -> new; service add echoes what was set.
+t_plan_says_what_changed() {
+	local f=$XS_TMP/chg.conf svc=10.9.0.11:80/tcp
+	x_ok "service add --encap gue --second-chance on" service add "$IF_STEER" "$svc" --encap gue --second-chance on
+	grep -qx "  + service $svc (jump, gue, second-chance on)" "$O" || fail "service add echoes: $(cat "$O")"
+	xs show "$IF_STEER" | sed "s|^service $svc .*|service $svc encap ipip check tcp|" >"$f"
+	chmod 600 "$f"
+	x_ok "apply --dry-run" apply "$IF_STEER" -f "$f" --dry-run
+	sed 's/^/  | /' "$O"
+	grep -qx "  ~ service $svc: encap gue -> ipip, second-chance on -> off" "$O" ||
+		fail "the plan does not say encap gue -> ipip, second-chance on -> off"
+	grep -qx "  ~ service $svc: health check none -> check tcp" "$O" ||
+		fail "the plan does not say health check none -> check tcp"
+	x_json "apply --dry-run" apply "$IF_STEER" -f "$f" --dry-run
+	assert_eq "plan --json: changed" "$(pyx '[[f["key"], f["from"], f["to"]] for c in d["changes"] for f in c.get("changed", [])]' "$O")" \
+		'[["encap", "gue", "ipip"], ["second-chance", "on", "off"], ["health", "check none", "check tcp"]]'
+	# A new seed: the empty pool moves nothing, and says so.
+	x_ok "seed" seed "$IF_STEER" random
+	grep -qx "  moves $svc: nothing (no targets before or after)" "$O" ||
+		fail "seed, empty pool: $(grep "moves $svc" "$O")"
+	x_ok "seed --json" seed "$IF_STEER" random --json
+	assert_eq "seed --json: the empty pool" "$(pyx '[[m["share"], m["sampled"]] for m in d["moves"] if m["pool"] == "'"$svc"'"]' "$O")" "[[0.0, null]]"
+	xs service del "$IF_STEER" "$svc" >/dev/null
+}
+
+# An empty target table: one line, and the counter the program really uses.
+t_target_list_empty() {
+	xs target del "$IF_STEER" cpu 0 >/dev/null
+	x_ok "target list, no targets" target list "$IF_STEER"
+	xs target add "$IF_STEER" cpu 0 >/dev/null
+	# With services, bpf/xdpsteer.bpf.c counts what no pool takes as not_vip.
+	assert_eq "target list, no targets, a service" "$(cat "$O")" \
+		"(no queue targets: packets for no service pass to the stack, counted as not_vip)"
+}
+
+# stats: a backend's pinned and open sit under their own headers.
+t_stats_columns() {
+	x_ok "stats" stats "$IF_STEER"
+	grep -A 3 '^service / backend' "$O" | sed 's/^/  | /'
+	"$PYTHON" - "$O" <<-'PY' || fail "stats: pinned/open not under their headers"
+		import sys
+		lines = open(sys.argv[1]).read().split("\n")
+		h = next(l for l in lines if l.startswith("service / backend"))
+		b = next(l for l in lines if l.startswith("  10.9.1.1 "))
+		for col in ("pinned", "open"):
+		    assert col in h.split(), "no %s header: %r" % (col, h)
+		    end = h.index(" " + col + " " if col != "open" else " open") + len(col) + 1
+		    cell = b[end - 8:end].strip()
+		    assert cell.isdigit(), "%s: %r under it in %r" % (col, cell, b)
+		print("ok: pinned and open under their headers")
+	PY
+}
+
+# "did you mean" wherever a name is refused: options, command words, keys, keywords, values.
+t_did_you_mean() {
+	local f=$XS_TMP/dym.conf
+	x_rc "an option" 2 "unknown option '--encp'; did you mean '--encap'\?" service add "$IF_STEER" 10.9.9.9:1/tcp --encp gue
+	x_rc "a command" 2 "target: unknown command 'lsit'; did you mean 'list'\?" target lsit "$IF_STEER"
+	x_rc "an object" 2 "unknown command 'servce'; did you mean 'service'\?" servce list "$IF_STEER"
+	x_rc "a value" 1 "'jsno' is not text, json or prometheus; did you mean 'json'\?" stats "$IF_STEER" --format jsno
+	x_rc "nothing near" 2 "unknown option '--frobnicate'$" target list "$IF_STEER" --frobnicate
+	for line in "service $VIP4:81/tcp encp gue|service: unknown key 'encp'; did you mean 'encap'?" \
+		"servcie $VIP4:81/tcp|unknown keyword 'servcie'; did you mean 'service'? (want"; do
+		echo "${line%%|*}" >"$f"
+		chmod 600 "$f"
+		x apply "$IF_STEER" -f "$f" --dry-run
+		[ "$RC" = 1 ] || fail "apply '${line%%|*}': exit $RC"
+		grep -Fq "$f:1: ${line#*|}" "$E" || fail "apply '${line%%|*}': $(cat "$E")"
+		echo "ok: $(cat "$E")"
+	done
+}
+
+# status after one upgrade: "1 upgrade", singular.
+t_upgrade_singular() {
+	x_ok "upgrade" upgrade "$IF_STEER"
+	x_ok "status" status "$IF_STEER"
+	grep -Eq ", 1 upgrade, last from " "$O" || fail "status after one upgrade: $(grep upgrade "$O")"
+	echo "ok: $(grep -o '1 upgrade.*' "$O")"
+}
+
 # ---- what make install puts down -------------------------------------------
 
 # make_top ARGS...: make in the source tree, for the build under test.
