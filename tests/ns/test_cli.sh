@@ -438,6 +438,33 @@ t_stats_columns() {
 	PY
 }
 
+# One JSON writer: every compact document spaced alike, '{ "k": v, "l": [ 1, 2 ] }'.
+t_json_one_spacing() {
+	local c
+	for c in "status $IF_STEER" "target list $IF_STEER" "stats $IF_STEER" "service list $IF_STEER" \
+		"lookup $IF_STEER tcp 198.18.0.2:1000 $VIP4:80" "lookup $IF_STEER tcp 198.18.0.2:1000 198.18.0.1:80" \
+		"show $IF_STEER" "version"; do
+		# shellcheck disable=SC2086
+		x_ok "$c --json" $c --json
+		"$PYTHON" - "$O" <<-'PY' || fail "$c --json is spaced unlike the rest: $(head -c 300 "$O")"
+			import sys
+			s, i, bad = open(sys.argv[1]).read().rstrip("\n"), 0, []
+			while i < len(s):
+			    ch = s[i]
+			    if ch == '"':
+			        i += 1
+			        while s[i] != '"':
+			            i += 2 if s[i] == "\\" else 1
+			    elif ch in ":,{[" and s[i + 1:i + 2] != " ":
+			        bad.append(i)
+			    elif ch in "}]" and s[i - 1] != " ":
+			        bad.append(i)
+			    i += 1
+			assert not bad, "unspaced at %s: %r" % (bad[:3], s[max(0, bad[0] - 20):bad[0] + 20])
+		PY
+	done
+}
+
 # "did you mean" wherever a name is refused: options, command words, keys, keywords, values.
 t_did_you_mean() {
 	local f=$XS_TMP/dym.conf
