@@ -222,7 +222,8 @@ t_version() {
 		assert_eq "$obj.bpf.o build id" \
 			"$(pyx "[o['sha256'] for o in d['bpf_objects'] if o['name'] == '$obj.bpf.o'][0]" "$O")" "$sum"
 	done
-	assert_eq "version field" "$(pyx 'd["version"]' "$O")" "$rel"
+	assert_eq "version field" "$(pyx 'd["version"]' "$O")" "$(head -n 1 "$XS_TMP/v.txt" | cut -d' ' -f2-)"
+	assert_eq "release field" "$(pyx 'd["release"]' "$O")" "$rel"
 }
 
 # ---- JSON -------------------------------------------------------------------

@@ -38,7 +38,9 @@ int xs_cmd_version(const struct xs_args *a)
 	}
 	doc = xj_obj();
 	objs = xj_arr();
-	xj_str(doc, "version", XS_RELEASE);
+	/* "version" as the text and status's build record have it; then its two parts. */
+	xj_str(doc, "version", XS_VERSION);
+	xj_str(doc, "release", XS_RELEASE);
 	xj_str(doc, "git", XS_GIT[0] ? XS_GIT : NULL); /* null: a tarball build */
 	xj_str(doc, "libbpf", libbpf);
 	xj_str(doc, "libxdp", XS_LIBXDP_VERSION);
