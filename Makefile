@@ -149,16 +149,20 @@ $(BUILD)/libxssim.a: $(SIM_OBJ)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-# What `xdpsteer version` prints: git describe of this tree (a release tarball
-# has no .git: the VERSION file), the libxdp it was built against (libxdp 1.3
-# has no run-time version call), and the SHA-256 of each BPF object, the very
-# bytes its skeleton embeds. Regenerated on every make, rewritten only when it
-# changes, so only the version command and the build record (build_rec.c)
-# recompile.
-XS_VERSION := $(or $(shell [ -e .git ] && git describe --always --dirty 2>/dev/null),$(shell cat VERSION 2>/dev/null),unknown)
+# What `xdpsteer version` prints: the release (the VERSION file), and when
+# built from git the tree's description too, "1.4.0 (git v1.4.0-12-gabc1234)"
+# (a release tarball has no .git: the release alone); the libxdp it was built
+# against (libxdp 1.3 has no run-time version call), and the SHA-256 of each
+# BPF object, the very bytes its skeleton embeds. Regenerated on every make,
+# rewritten only when it changes, so only the version command and the build
+# record (build_rec.c) recompile.
+XS_RELEASE := $(or $(shell cat VERSION 2>/dev/null),unknown)
+XS_GIT := $(shell [ -e .git ] && git describe --tags --always --dirty 2>/dev/null)
+XS_VERSION := $(XS_RELEASE)$(if $(XS_GIT), (git $(XS_GIT)))
 
 $(BUILD)/xs_version.h: FORCE $(BPF_OBJS) | $(BUILD)
 	$(Q){ printf '#define XS_VERSION "%s"\n' '$(XS_VERSION)'; \
+	  printf '#define XS_RELEASE "%s"\n#define XS_GIT "%s"\n' '$(XS_RELEASE)' '$(XS_GIT)'; \
 	  printf '#define XS_LIBXDP_VERSION "%s"\n' "$$(pkg-config --modversion libxdp 2>/dev/null || echo unknown)"; \
 	  printf '#define XS_BPF_OBJECTS'; \
 	  for o in $(BPF_OBJS); do \
@@ -347,8 +351,22 @@ docs: $(CLI)
 $(UNIT): dist/xdpsteer-agent@.service FORCE | $(BUILD)
 	$(Q)sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $< > $@
 
+# The directories install makes, and a record of those it created (not there
+# before), so that uninstall removes exactly those once empty: never a
+# directory that was there already (Debian ships an empty /usr/local/sbin),
+# never one that still holds a file (a configuration).
+XS_LEAF_DIRS := $(SBINDIR) $(MANDIR)/man5 $(MANDIR)/man8 $(BASHCOMPDIR) $(UNITDIR) \
+	$(DOCDIR)/docs $(SYSCONFDIR)/xdpsteer
+XS_DIRS_RECORD := $(DOCDIR)/installed-dirs
+
 install: $(CLI) $(MAN_PAGES) $(COMPLETION) $(UNIT)
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)for d in $(XS_LEAF_DIRS); do \
+		while [ -n "$$d" ] && [ ! -d "$(DESTDIR)$$d" ]; do echo "$$d"; d=$${d%/*}; done; \
+	done > $(BUILD)/installed-dirs.new
+	$(Q)$(INSTALL) -d -m 0755 $(DESTDIR)$(DOCDIR)
+	$(Q)cat $(DESTDIR)$(XS_DIRS_RECORD) $(BUILD)/installed-dirs.new 2>/dev/null | sort -u \
+		> $(BUILD)/installed-dirs && $(INSTALL) -m 0644 $(BUILD)/installed-dirs $(DESTDIR)$(XS_DIRS_RECORD)
 	$(Q)$(INSTALL) -D -m 0755 $(CLI) $(DESTDIR)$(SBINDIR)/xdpsteer
 	$(Q)for m in $(MAN_PAGES); do \
 		s=$${m##*.}; $(INSTALL) -D -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/$${m##*/}; \
@@ -366,8 +384,13 @@ uninstall:
 		$(DESTDIR)$(UNITDIR)/xdpsteer-agent@.service \
 		$(foreach m,$(MAN_PAGES),$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
 		$(DESTDIR)$(DOCDIR)/README.md $(addprefix $(DESTDIR)$(DOCDIR)/,$(DOCS))
-	$(Q)-rmdir $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null || true
-	$(Q)-rmdir $(DESTDIR)$(SYSCONFDIR)/xdpsteer 2>/dev/null || true
+	$(Q)-rmdir $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(SYSCONFDIR)/xdpsteer 2>/dev/null || true
+	@# Deepest first (a child sorts after its parent); rmdir keeps a non-empty one.
+	$(Q)if [ -f $(DESTDIR)$(XS_DIRS_RECORD) ]; then \
+		dirs=$$(sort -r $(DESTDIR)$(XS_DIRS_RECORD)); rm -f $(DESTDIR)$(XS_DIRS_RECORD); \
+		for d in $$dirs; do rmdir "$(DESTDIR)$$d" 2>/dev/null || true; done; \
+	fi
+	$(Q)-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 
 format:
 	clang-format -i include/*.h bpf/*.[ch] user/*/*.[ch] tests/*/*.[ch] tests/*.h

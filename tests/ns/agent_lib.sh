@@ -16,6 +16,9 @@ daemon() {
 	echo $! >"$XS_TMP/$name.pid"
 }
 
+# The start of an agent's log line outside the journal: the UTC time it was written.
+AT='^[0-9]\{4\}-[0-9-]*T[0-9:]*\.[0-9]\{3\}Z '
+
 # alive PID: running (a zombie is not).
 alive() { [ -e "/proc/$1" ] && ! grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat" 2>/dev/null; }
 
@@ -66,7 +69,7 @@ etcd_put() {
 
 # status RUN_DIR: what the agent behind RUN_DIR says, through its control
 # socket (a path in the file system, so any namespace reaches it).
-status() { "$XS" agent status --run-dir "$1"; }
+status() { "$XS" agent status --run-dir "$1" -j; }
 
 # wait_status RUN_DIR EXPR [SECONDS]: until EXPR (python, over the status d) holds.
 wait_status() {

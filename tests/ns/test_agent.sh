@@ -87,6 +87,20 @@ t_file_mode() {
 	wait_status "$XS_TMP/frun" 'd["revision"] == 1 and d["applied"] == 1 and d["error"] is None'
 	assert_eq "services" "$(services)" "[[\"$SVC\", [[\"10.9.1.1\", 1], [\"10.9.1.2\", 2]]]]"
 	assert_eq "VIPs" "$(status "$XS_TMP/frun" | pyx 'd["vips"]' -)" "[\"$VIP\"]"
+	# Without -j the status is text, like every command's; -p is the JSON indented.
+	"$XS" agent status --run-dir "$XS_TMP/frun" >"$T.status" || fail "agent status (text) failed"
+	sed 's/^/  | /' "$T.status"
+	for want in "^agent .* (pid [0-9]*), started 20" "^  revision 1, applied 1$" \
+		"^  interface $IF_STEER: attached, revision 1$" "^  not drained, .*; VIPs $VIP$"; do
+		grep -q "$want" "$T.status" || fail "agent status (text) lacks /$want/"
+	done
+	"$XS" agent status --run-dir "$XS_TMP/frun" -p >"$T.status" || fail "agent status -p failed"
+	assert_eq "agent status -p: the host" "$(pyx 'd["host"]' "$T.status")" "$(hostname)"
+	[ "$(wc -l <"$T.status")" -gt 10 ] || fail "agent status -p is not indented: $(cat "$T.status")"
+	# Not under journald: every log line starts with the time.
+	grep -q "${AT}agent: following files for $IF_STEER" "$XS_TMP/fagent.log" ||
+		fail "the agent's first line has no time: $(head -n 1 "$XS_TMP/fagent.log")"
+	echo "ok: agent status text, -j, -p; log lines timed ($(head -c 24 "$XS_TMP/fagent.log"))"
 
 	# An edit in place is followed.
 	printf '%s\n' "backend $SVC 10.9.1.2 weight 3" >"$host"
@@ -112,13 +126,13 @@ t_file_mode() {
 	# SIGTERM: a clean stop, the data plane as it was; a new agent changes nothing.
 	dump_state "$T.before"
 	stop_daemon fagent TERM
-	grep -q '^agent: stopped; the data plane keeps revision 4$' "$XS_TMP/fagent.log" ||
+	grep -q "${AT}agent: stopped; the data plane keeps revision 4$" "$XS_TMP/fagent.log" ||
 		fail "no clean stop: $(tail -n 2 "$XS_TMP/fagent.log")"
 	assert_same_state "after SIGTERM" "$T.before"
 	: >"$XS_TMP/fagent.log"
 	daemon fagent "$NS_STEER" "$XS" agent "$IF_STEER" -f "$fleet" -f "$host" --run-dir "$XS_TMP/frun"
 	wait_status "$XS_TMP/frun" 'd["applied"] == 1'
-	grep -q '^  no changes$' "$XS_TMP/fagent.log" || fail "the new agent changed something: $(cat "$XS_TMP/fagent.log")"
+	grep -q "$AT  no changes$" "$XS_TMP/fagent.log" || fail "the new agent changed something: $(cat "$XS_TMP/fagent.log")"
 	assert_same_state "after a new agent took over" "$T.before"
 	stop_daemon fagent TERM
 }
@@ -127,6 +141,10 @@ t_usage() {
 	expect_error "an interface twice" "interface $IF_STEER is named twice" "$XS" agent "$IF_STEER" "$IF_STEER"
 	expect_error "both sources" "follow etcd .*, files .*, or neither .*, not both" "$XS" agent "$IF_STEER" --etcd "$ETCD" -f x
 	expect_error "a request to no agent" "no agent answers at" "$XS" agent status --run-dir "$XS_TMP/none"
+	local rc=0
+	"$XS" agent "$IF_STEER" -j >"$XS_TMP/u.out" 2>"$XS_TMP/u.err" || rc=$?
+	assert_eq "--json on the daemon: a usage error" "$rc $(head -n 1 "$XS_TMP/u.err")" \
+		"2 xdpsteer: agent: --json and --pretty go with a request (agent status, drain or undrain), not with the daemon"
 	expect_error "a bad endpoint" "not an http:// or https:// URL" \
 		nsenter --net=/run/netns/"$NS_STEER" -- "$XS" agent "$IF_STEER" --etcd 127.0.0.1:2379 --run-dir "$XS_TMP/u"
 }
@@ -195,10 +213,10 @@ t_compaction() {
 	echo "while the agent was stopped: etcd restarted, revisions $r1 and $r2 written, history compacted to $r2"
 	kill -CONT "$(cat "$XS_TMP/eagent.pid")"
 	wait_status "$XS_TMP/erun" "d['applied'] == $r2 and d['error'] is None" 10
-	grep -q '^agent: etcd has compacted its history' "$XS_TMP/eagent.log" ||
+	grep -q "${AT}agent: etcd has compacted its history" "$XS_TMP/eagent.log" ||
 		fail "the agent did not read the keys anew: $(tail -n 5 "$XS_TMP/eagent.log")"
 	assert_eq "revision $r1 skipped: the newest applied at once" \
-		"$(grep -c "^plan for $IF_STEER from etcd:$PREFIX at revision $r1:" "$XS_TMP/eagent.log" || true)" 0
+		"$(grep -c "${AT}plan for $IF_STEER from etcd:$PREFIX at revision $r1:" "$XS_TMP/eagent.log" || true)" 0
 	assert_eq "services" "$(services)" "[[\"$SVC\", [[\"10.9.1.1\", 3], [\"10.9.1.2\", 1]]]]"
 	# The lease ran out while the agent was stopped: it takes a new one.
 	local i

@@ -199,9 +199,16 @@ t_exit_codes() {
 }
 
 t_version() {
-	local obj sum
+	local obj sum rel
 	x_ok "--version" --version
-	head -n 1 "$O" | grep -Eq '^xdpsteer [0-9a-f]' || fail "--version: $(head -n 1 "$O")"
+	# The release, then the git description of a tree built from git.
+	rel=$(cat "$XS_TOP/VERSION")
+	head -n 1 "$O" | grep -Eq "^xdpsteer ${rel//./\\.}( \(git [0-9a-zA-Z.-]+\))?\$" ||
+		fail "--version: '$(head -n 1 "$O")', want 'xdpsteer $rel (git ...)'"
+	if [ -e "$XS_TOP/.git" ]; then
+		head -n 1 "$O" | grep -q " (git " || fail "--version of a git build names no git description"
+	fi
+	echo "ok: --version: $(head -n 1 "$O")"
 	grep -Eq '^libbpf [0-9]+\.[0-9]+, libxdp [0-9.]+, json-c [0-9.]+$' "$O" || fail "--version: $(cat "$O")"
 	cp "$O" "$XS_TMP/v.txt"
 	x_ok "-V" -V
@@ -217,7 +224,8 @@ t_version() {
 		assert_eq "$obj.bpf.o build id" \
 			"$(pyx "[o['sha256'] for o in d['bpf_objects'] if o['name'] == '$obj.bpf.o'][0]" "$O")" "$sum"
 	done
-	assert_eq "version field" "$(pyx 'd["version"]' "$O")" "$(head -n 1 "$XS_TMP/v.txt" | cut -d' ' -f2)"
+	assert_eq "version field" "$(pyx 'd["version"]' "$O")" "$(head -n 1 "$XS_TMP/v.txt" | cut -d' ' -f2-)"
+	assert_eq "release field" "$(pyx 'd["release"]' "$O")" "$rel"
 }
 
 # ---- JSON -------------------------------------------------------------------
@@ -409,6 +417,131 @@ t_json_quoted_ifname() {
 	x_ok "detach $QIF" detach "$QIF"
 }
 
+# ---- output an operator reads -----------------------------------------------
+
+# service list: one line per backend, as ipvsadm -Ln: weight, drain, flows, health.
+t_service_list_backends() {
+	xs backend drain "$IF_STEER" "$VIP4:80/tcp" 10.9.1.2 >/dev/null
+	x_ok "service list" service list "$IF_STEER"
+	sed 's/^/  | /' "$O"
+	grep -Eq "^  backend 10\.9\.1\.1 +weight 1, active, [0-9]+ pinned, [0-9]+ open, health unchecked$" "$O" ||
+		fail "service list: no weight/active/pinned/open/health line for 10.9.1.1"
+	grep -Eq "^  backend 10\.9\.1\.2 +weight 1, draining, [0-9]+ pinned, [0-9]+ open, health unchecked$" "$O" ||
+		fail "service list: 10.9.1.2 is not shown draining"
+	x_json "service list" service list "$IF_STEER"
+	assert_eq "service list --json: per backend" \
+		"$(pyx '[[b["backend"], b["weight"], b["draining"], type(b.get("pinned")).__name__, type(b.get("open")).__name__, b["health"]] for s in d for b in s["backends"]]' "$O")" \
+		'[["10.9.1.1", 1, false, "int", "int", "unchecked"], ["10.9.1.2", 1, true, "int", "int", "unchecked"]]'
+	xs backend undrain "$IF_STEER" "$VIP4:80/tcp" 10.9.1.2 >/dev/null
+}
+
+# Every plan line says what changed, old -> new; service add echoes what was set.
+t_plan_says_what_changed() {
+	local f=$XS_TMP/chg.conf svc=10.9.0.11:80/tcp
+	x_ok "service add --encap gue --second-chance on" service add "$IF_STEER" "$svc" --encap gue --second-chance on
+	grep -qx "  + service $svc (jump, gue, second-chance on)" "$O" || fail "service add echoes: $(cat "$O")"
+	xs show "$IF_STEER" | sed "s|^service $svc .*|service $svc encap ipip check tcp|" >"$f"
+	chmod 600 "$f"
+	x_ok "apply --dry-run" apply "$IF_STEER" -f "$f" --dry-run
+	sed 's/^/  | /' "$O"
+	grep -qx "  ~ service $svc: encap gue -> ipip, second-chance on -> off" "$O" ||
+		fail "the plan does not say encap gue -> ipip, second-chance on -> off"
+	grep -qx "  ~ service $svc: health check none -> check tcp" "$O" ||
+		fail "the plan does not say health check none -> check tcp"
+	x_json "apply --dry-run" apply "$IF_STEER" -f "$f" --dry-run
+	assert_eq "plan --json: changed" "$(pyx '[[f["key"], f["from"], f["to"]] for c in d["changes"] for f in c.get("changed", [])]' "$O")" \
+		'[["encap", "gue", "ipip"], ["second-chance", "on", "off"], ["health", "check none", "check tcp"]]'
+	# A new seed: the empty pool moves nothing, and says so.
+	x_ok "seed" seed "$IF_STEER" random
+	grep -qx "  moves $svc: nothing (no targets before or after)" "$O" ||
+		fail "seed, empty pool: $(grep "moves $svc" "$O")"
+	x_ok "seed --json" seed "$IF_STEER" random --json
+	assert_eq "seed --json: the empty pool" "$(pyx '[[m["share"], m["sampled"]] for m in d["moves"] if m["pool"] == "'"$svc"'"]' "$O")" "[[0.0, null]]"
+	xs service del "$IF_STEER" "$svc" >/dev/null
+}
+
+# An empty target table: one line, and the counter the program really uses.
+t_target_list_empty() {
+	xs target del "$IF_STEER" cpu 0 >/dev/null
+	x_ok "target list, no targets" target list "$IF_STEER"
+	xs target add "$IF_STEER" cpu 0 >/dev/null
+	# With services, bpf/xdpsteer.bpf.c counts what no pool takes as not_vip.
+	assert_eq "target list, no targets, a service" "$(cat "$O")" \
+		"(no queue targets: packets for no service pass to the stack, counted as not_vip)"
+}
+
+# stats: a backend's pinned and open sit under their own headers.
+t_stats_columns() {
+	x_ok "stats" stats "$IF_STEER"
+	grep -A 3 '^service / backend' "$O" | sed 's/^/  | /'
+	"$PYTHON" - "$O" <<-'PY' || fail "stats: pinned/open not under their headers"
+		import sys
+		lines = open(sys.argv[1]).read().split("\n")
+		h = next(l for l in lines if l.startswith("service / backend"))
+		b = next(l for l in lines if l.startswith("  10.9.1.1 "))
+		for col in ("pinned", "open"):
+		    assert col in h.split(), "no %s header: %r" % (col, h)
+		    end = h.index(" " + col + " " if col != "open" else " open") + len(col) + 1
+		    cell = b[end - 8:end].strip()
+		    assert cell.isdigit(), "%s: %r under it in %r" % (col, cell, b)
+		print("ok: pinned and open under their headers")
+	PY
+}
+
+# One JSON writer: every compact document spaced alike, '{ "k": v, "l": [ 1, 2 ] }'.
+t_json_one_spacing() {
+	local c
+	for c in "status $IF_STEER" "target list $IF_STEER" "stats $IF_STEER" "service list $IF_STEER" \
+		"lookup $IF_STEER tcp 198.18.0.2:1000 $VIP4:80" "lookup $IF_STEER tcp 198.18.0.2:1000 198.18.0.1:80" \
+		"show $IF_STEER" "version"; do
+		# shellcheck disable=SC2086
+		x_ok "$c --json" $c --json
+		"$PYTHON" - "$O" <<-'PY' || fail "$c --json is spaced unlike the rest: $(head -c 300 "$O")"
+			import sys
+			s, i, bad = open(sys.argv[1]).read().rstrip("\n"), 0, []
+			while i < len(s):
+			    ch = s[i]
+			    if ch == '"':
+			        i += 1
+			        while s[i] != '"':
+			            i += 2 if s[i] == "\\" else 1
+			    elif ch in ":,{[" and s[i + 1:i + 2] != " ":
+			        bad.append(i)
+			    elif ch in "}]" and s[i - 1] != " ":
+			        bad.append(i)
+			    i += 1
+			assert not bad, "unspaced at %s: %r" % (bad[:3], s[max(0, bad[0] - 20):bad[0] + 20])
+		PY
+	done
+}
+
+# "did you mean" wherever a name is refused: options, command words, keys, keywords, values.
+t_did_you_mean() {
+	local f=$XS_TMP/dym.conf
+	x_rc "an option" 2 "unknown option '--encp'; did you mean '--encap'\?" service add "$IF_STEER" 10.9.9.9:1/tcp --encp gue
+	x_rc "a command" 2 "target: unknown command 'lsit'; did you mean 'list'\?" target lsit "$IF_STEER"
+	x_rc "an object" 2 "unknown command 'servce'; did you mean 'service'\?" servce list "$IF_STEER"
+	x_rc "a value" 1 "'jsno' is not text, json or prometheus; did you mean 'json'\?" stats "$IF_STEER" --format jsno
+	x_rc "nothing near" 2 "unknown option '--frobnicate'$" target list "$IF_STEER" --frobnicate
+	for line in "service $VIP4:81/tcp encp gue|service: unknown key 'encp'; did you mean 'encap'?" \
+		"servcie $VIP4:81/tcp|unknown keyword 'servcie'; did you mean 'service'? (want"; do
+		echo "${line%%|*}" >"$f"
+		chmod 600 "$f"
+		x apply "$IF_STEER" -f "$f" --dry-run
+		[ "$RC" = 1 ] || fail "apply '${line%%|*}': exit $RC"
+		grep -Fq "$f:1: ${line#*|}" "$E" || fail "apply '${line%%|*}': $(cat "$E")"
+		echo "ok: $(cat "$E")"
+	done
+}
+
+# status after one upgrade: "1 upgrade", singular.
+t_upgrade_singular() {
+	x_ok "upgrade" upgrade "$IF_STEER"
+	x_ok "status" status "$IF_STEER"
+	grep -Eq ", 1 upgrade, last from " "$O" || fail "status after one upgrade: $(grep upgrade "$O")"
+	echo "ok: $(grep -o '1 upgrade.*' "$O")"
+}
+
 # ---- what make install puts down -------------------------------------------
 
 # make_top ARGS...: make in the source tree, for the build under test.
@@ -447,14 +580,19 @@ t_install_tree() {
 		"$STAGE/usr/local/lib/systemd/system/xdpsteer-agent@.service" || fail "ExecStart"
 	"$STAGE/usr/local/sbin/xdpsteer" --version >/dev/null || fail "the installed binary does not run"
 	# PREFIX moves everything but /etc.
+	mkdir -p "$XS_TMP/stage2/usr/lib"
 	make_top install DESTDIR="$XS_TMP/stage2" PREFIX=/usr >/dev/null 2>&1 || fail "make install PREFIX=/usr"
 	[ -x "$XS_TMP/stage2/usr/sbin/xdpsteer" ] || fail "PREFIX=/usr: no /usr/sbin/xdpsteer"
 	grep -q "^ExecStart=/usr/sbin/xdpsteer " "$XS_TMP/stage2/usr/lib/systemd/system/xdpsteer-agent@.service" ||
 		fail "PREFIX=/usr: ExecStart"
-	# uninstall takes back every file, and leaves a configuration.
+	# uninstall takes back every file, and leaves a configuration; it removes
+	# the directories install created, once empty, and no other (usr/lib
+	# was there before install: it stays).
 	touch "$XS_TMP/stage2/etc/xdpsteer/eth9.conf"
 	make_top uninstall DESTDIR="$XS_TMP/stage2" PREFIX=/usr >/dev/null 2>&1 || fail "make uninstall"
 	assert_eq "files left by uninstall" "$(cd "$XS_TMP/stage2" && find . -type f | sort)" "./etc/xdpsteer/eth9.conf"
+	assert_eq "directories left by uninstall" "$(cd "$XS_TMP/stage2" && find . -type d | sort | tr '\n' ' ')" \
+		". ./etc ./etc/xdpsteer ./usr ./usr/lib "
 }
 ns_needs man_pages install_tree
 ns_needs systemd_unit install_tree

@@ -290,7 +290,7 @@ pools_identical() {
 # pinned I: flows pinned on LB I to the service's backends.
 pinned() { lb "$1" stats "$(lb_if "$1")" --json | pyx 'sum(b["pinned"] for s in d["services"] for b in s["backends"])' -; }
 
-agent_status() { lb "$1" agent status --run-dir "$XS_TMP/lb$1"; }
+agent_status() { lb "$1" agent status --run-dir "$XS_TMP/lb$1" -j; }
 
 # ---- 1. Three agents, one configuration -------------------------------------
 
@@ -340,9 +340,9 @@ t_takeover() {
 	T=$XS_TMP/takeover
 	snap_all "$T.before"
 	stop_daemon lb1.agent TERM
-	grep -q '^agent: stopped; the data plane keeps revision' "$XS_TMP/lb1.agent.log" ||
+	grep -q "${AT}agent: stopped; the data plane keeps revision" "$XS_TMP/lb1.agent.log" ||
 		fail "the agent did not stop cleanly: $(tail -n 3 "$XS_TMP/lb1.agent.log")"
-	echo "ok: SIGTERM: $(grep -c '^agent: withdrew' "$XS_TMP/lb1.agent.log") withdrawal, clean stop"
+	echo "ok: SIGTERM: $(grep -c "${AT}agent: withdrew" "$XS_TMP/lb1.agent.log") withdrawal, clean stop"
 	if ip -n "$(lb_ns 1)" link show xsvip0 >/dev/null 2>&1; then fail "xsvip0 outlived the agent"; fi
 	wait_paths 2
 	snap_all "$T.stopped"
@@ -351,8 +351,8 @@ t_takeover() {
 	start_agent 1
 	wait_paths 3
 	sed 's/^/  new agent: /' "$XS_TMP/lb1.agent.log"
-	grep -q '^  no changes$' "$XS_TMP/lb1.agent.log" || fail "the new agent's plan was not 'no changes'"
-	if grep -q '^applied ' "$XS_TMP/lb1.agent.log"; then fail "the new agent applied a change"; fi
+	grep -q "$AT  no changes$" "$XS_TMP/lb1.agent.log" || fail "the new agent's plan was not 'no changes'"
+	if grep -q "${AT}applied " "$XS_TMP/lb1.agent.log"; then fail "the new agent applied a change"; fi
 	snap_all "$T.after"
 	same_snaps "$T.before" "$T.after" "after the new agent took over"
 }
@@ -380,7 +380,7 @@ t_etcd_restart() {
 		done
 		assert_true "lb$i's agent is back on etcd" "$(agent_status "$i" | pyx 'd["etcd_error"] is None' -)"
 	done
-	grep -h '^agent: etcd' "$XS_TMP"/lb*.agent.log | sort | uniq -c | sed 's/^/  /'
+	grep -h "${AT}agent: etcd" "$XS_TMP"/lb*.agent.log | sort | uniq -c | sed 's/^/  /'
 	wait_applied "$(cat "$XS_TMP/rev0")"
 	snap_all "$T.after"
 	same_snaps "$T.before" "$T.after" "across the etcd restart"
@@ -554,7 +554,7 @@ t_bad_revision() {
 t_drain_host() {
 	T=$XS_TMP/drain
 	snap_all "$T.before"
-	assert_true "drain answers with the status" "$(lb 2 agent drain --run-dir "$XS_TMP/lb2" | pyx 'd["drained"] and not d["announced"]' -)"
+	assert_true "drain answers with the status" "$(lb 2 agent drain --run-dir "$XS_TMP/lb2" -j | pyx 'd["drained"] and not d["announced"]' -)"
 	wait_paths 2
 	# The mark outlives the agent: a restarted agent stays out.
 	stop_daemon lb2.agent TERM

@@ -595,7 +595,7 @@ t_min_healthy_withdraws() {
 	wait_agent_log "service below min-healthy 2: 1 of 3 backends up" 5
 	wait_router_route absent 10
 	t1=$(now)
-	lb agent status --run-dir "$XS_TMP/run" | tee "$T.status"
+	lb agent status --run-dir "$XS_TMP/run" -j | tee "$T.status"
 	assert_eq "announced while below min-healthy" "$(pyx 'd["announced"]' "$T.status")" false
 	assert_eq "status: VIPs below min-healthy" "$(pyx 'd["below_min_healthy"]' "$T.status")" "[\"$VIP\"]"
 	grep -q "withdrew 1 VIP" "$T.agent" || fail "the agent did not log the withdrawal"
@@ -604,7 +604,7 @@ t_min_healthy_withdraws() {
 	wait_router_route present 10
 	t2=$(now)
 	assert_eq "status: VIPs below min-healthy, after" \
-		"$(lb agent status --run-dir "$XS_TMP/run" | pyx 'd["below_min_healthy"]' -)" "[]"
+		"$(lb agent status --run-dir "$XS_TMP/run" -j | pyx 'd["below_min_healthy"]' -)" "[]"
 	awk -v a="$t0" -v b="$t1" -v c="$t2" \
 		'BEGIN { printf "ok: route gone %.1f s after 2 of 3 killed, back %.1f s after one restored\n", b - a, c - b }'
 	agent_stop

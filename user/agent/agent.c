@@ -246,6 +246,8 @@ int xs_agent_run(const struct xs_agent_opts *o)
 	int sfd = -1, n, files_at, err;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* Outside journald (which stamps its own), every line says when. */
+	xs_log_timestamps();
 	err = xs_agent_setup(&a, o);
 	if (!err) {
 		sfd = xs_agent_signals(&mask);

@@ -39,8 +39,8 @@ struct xs_agent_opts {
 int xs_agent_run(const struct xs_agent_opts *o);
 /*
  * Tell the agent behind @run_dir's control socket to "drain", "undrain" or
- * report its "status"; its answer, the status JSON, goes to stdout.
+ * report its "status"; its answer, the status JSON, in *@reply (free() it).
  */
-int xs_agent_control(const char *run_dir, const char *request);
+int xs_agent_control(const char *run_dir, const char *request, char **reply);
 
 #endif /* XS_AGENT_H */

@@ -15,6 +15,7 @@
 #include <sys/un.h>
 #include <json-c/json.h>
 #include "log.h"
+#include "suggest.h"
 #include "sock.h"
 #include "state.h"
 
@@ -181,7 +182,7 @@ void xs_ctl_serve(struct xs_agent *a, xs_drain_fn drain)
 	close(fd);
 }
 
-int xs_agent_control(const char *run_dir, const char *request)
+int xs_agent_control(const char *run_dir, const char *request, char **reply)
 {
 	char path[PATH_MAX], *buf;
 	size_t have = 0;
@@ -189,9 +190,19 @@ int xs_agent_control(const char *run_dir, const char *request)
 	int fd;
 
 	if (strcmp(request, "drain") && strcmp(request, "undrain") && strcmp(request, "status")) {
-		pr_warn("agent: unknown request '%s' (drain, undrain or status)\n", request);
+		static const char *const known[] = { "drain", "undrain", "status" };
+		struct xs_suggest sg;
+		char hint[96];
+		int i;
+
+		xs_suggest_init(&sg, request, strlen(request));
+		for (i = 0; i < 3; i++)
+			xs_suggest_add(&sg, known[i], strlen(known[i]));
+		pr_warn("agent: unknown request '%s'%s (drain, undrain or status)\n", request,
+			xs_suggest_hint(&sg, NULL, hint, sizeof(hint)));
 		return -EINVAL;
 	}
+	*reply = NULL;
 	snprintf(path, sizeof(path), "%s/agent.sock", run_dir);
 	fd = xs_unix_connect(path, XS_CTL_TIMEOUT_S);
 	if (fd < 0) {
@@ -216,7 +227,6 @@ int xs_agent_control(const char *run_dir, const char *request)
 		free(buf);
 		return -EIO;
 	}
-	fputs(buf, stdout);
-	free(buf);
+	*reply = buf;
 	return 0;
 }

@@ -20,6 +20,7 @@
 #include "commands.h"
 #include "help.h"
 #include "log.h"
+#include "suggest.h"
 #include "xs_hash.h"
 
 /* ---- parsing ------------------------------------------------------------- */
@@ -136,7 +137,15 @@ static int xs_parse_args(const struct xs_cmd *cmd, int argc, char **argv, const 
 			len = eq ? (size_t)(eq - s) : strlen(s);
 			j = xs_opt_index(cmd, s, len);
 			if (j < 0) {
-				pr_warn("%s: unknown option '--%.*s'\n", cmd->words, (int)len, s);
+				struct xs_suggest sg;
+				char hint[96];
+
+				xs_suggest_init(&sg, s, len);
+				for (j = 0; j < xs_cmd_nopts(cmd); j++)
+					xs_suggest_add(&sg, xs_cmd_opt(cmd, j)->name,
+						       strlen(xs_cmd_opt(cmd, j)->name));
+				pr_warn("%s: unknown option '--%.*s'%s\n", cmd->words, (int)len, s,
+					xs_suggest_hint(&sg, "--", hint, sizeof(hint)));
 				return -EINVAL;
 			}
 		}

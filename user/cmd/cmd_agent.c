@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <json-c/json.h>
 #include "agent.h"
 #include "commands.h"
+#include "json.h"
 #include "log.h"
 #include "metrics_http.h"
 #include "parse.h"
@@ -36,6 +38,109 @@ static char *xs_read_password(const char *path)
 	buf[n] = 0;
 	buf[strcspn(buf, "\r\n")] = 0;
 	return strdup(buf);
+}
+
+/* @key of @o as a string, or NULL when absent or null. */
+static const char *xs_jstr(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !v)
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static long long xs_jint(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_int64(v) : 0;
+}
+
+static bool xs_jbool(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) && json_object_get_boolean(v);
+}
+
+/* A JSON array of strings as "a, b", or @none. */
+static void xs_jlist(struct json_object *o, const char *key, const char *none)
+{
+	struct json_object *arr;
+	size_t i, n = 0;
+
+	if (json_object_object_get_ex(o, key, &arr) && json_object_is_type(arr, json_type_array))
+		n = json_object_array_length(arr);
+	for (i = 0; i < n; i++)
+		printf("%s%s", i ? ", " : "", json_object_get_string(json_object_array_get_idx(arr, i)));
+	if (!n)
+		printf("%s", none);
+}
+
+/* The status document (docs/fleet.md, "Status") as lines, the way status prints an attachment. */
+static void xs_agent_status_text(struct json_object *d)
+{
+	struct json_object *ifs, *f;
+	const char *s;
+	size_t i;
+
+	printf("agent %s (pid %lld), started %s\n", xs_jstr(d, "host") ?: "?", xs_jint(d, "pid"),
+	       xs_jstr(d, "started") ?: "?");
+	printf("  revision %lld, applied %lld%s\n", xs_jint(d, "revision"), xs_jint(d, "applied"),
+	       xs_jint(d, "revision") == xs_jint(d, "applied") ? "" : " (behind)");
+	if ((s = xs_jstr(d, "error")))
+		printf("  error: %s\n", s);
+	if (json_object_object_get_ex(d, "interfaces", &ifs)) {
+		for (i = 0; i < json_object_array_length(ifs); i++) {
+			f = json_object_array_get_idx(ifs, i);
+			printf("  interface %s: %s, revision %lld", xs_jstr(f, "name") ?: "?",
+			       xs_jbool(f, "attached") ? "attached" : "not attached",
+			       xs_jint(f, "applied"));
+			if ((s = xs_jstr(f, "error")))
+				printf(", error: %s", s);
+			printf("\n");
+		}
+	}
+	printf("  %s, %s; VIPs ", xs_jbool(d, "drained") ? "drained" : "not drained",
+	       xs_jbool(d, "announced") ? "announced" : "not announced");
+	xs_jlist(d, "vips", "none");
+	printf("\n  below min-healthy: ");
+	xs_jlist(d, "below_min_healthy", "none");
+	printf("\n");
+	if ((s = xs_jstr(d, "bgp_error")))
+		printf("  bgp error: %s\n", s);
+	if ((s = xs_jstr(d, "etcd"))) {
+		const char *e = xs_jstr(d, "etcd_error");
+
+		printf("  etcd %s: %s%s\n", s, e ? "error: " : "up", e ? e : "");
+	}
+}
+
+/* drain|undrain|status: the running agent's answer, as text, or JSON with -j/-p. */
+static int xs_agent_request(const struct xs_args *a, const char *run_dir, const char *req)
+{
+	struct json_object *doc;
+	char *reply = NULL;
+	int err = xs_agent_control(run_dir, req, &reply);
+
+	if (err)
+		return err;
+	doc = json_tokener_parse(reply);
+	if (!doc || !json_object_is_type(doc, json_type_object) ||
+	    xs_jstr(doc, "request_error")) {
+		pr_warn("agent: the agent at %s answered '%s' %s: %s\n", run_dir, req,
+			doc ? "with an error" : "with no JSON", strtok(reply, "\n") ?: "");
+		json_object_put(doc);
+		free(reply);
+		return -EPROTO;
+	}
+	free(reply);
+	if (xs_flag(a, "json"))
+		return xs_json_print(a, doc);
+	xs_agent_status_text(doc);
+	json_object_put(doc);
+	return fflush(stdout) ? -errno : 0;
 }
 
 int xs_cmd_agent(const struct xs_args *a)
@@ -91,7 +196,12 @@ int xs_cmd_agent(const struct xs_args *a)
 			snprintf(unit_dir, sizeof(unit_dir), "%s/%s", XS_AGENT_RUN_DIR, o.ifaces[1]);
 			o.run_dir = unit_dir;
 		}
-		return xs_agent_control(o.run_dir, o.ifaces[0]);
+		return xs_agent_request(a, o.run_dir, o.ifaces[0]);
+	}
+	if (xs_flag(a, "json")) {
+		pr_warn("agent: --json and --pretty go with a request (agent status, drain or "
+			"undrain), not with the daemon\n");
+		return -XS_EUSAGE;
 	}
 	if (o.n_files && o.etcd.endpoints) {
 		pr_warn("agent: follow etcd (--etcd URL), files (-f FILE), or neither (the running "

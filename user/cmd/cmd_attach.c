@@ -293,7 +293,8 @@ static int xs_status_one(const char *ifname, xs_json *arr)
 		       xs_ticks_s(self.timeouts.udp));
 		printf("  version %s", build.version);
 		if (build.upgrades)
-			printf(", %u upgrades, last from %s", build.upgrades, build.previous);
+			printf(", %u upgrade%s, last from %s", build.upgrades,
+			       build.upgrades == 1 ? "" : "s", build.previous);
 		printf("\n");
 	}
 out_pool:

@@ -12,6 +12,7 @@
 #include "names.h"
 #include "pool.h"
 #include "service.h"
+#include "stats.h"
 #include "target.h"
 
 int xs_edit_service_add(struct xs_model *m, const struct xs_handle *h,
@@ -37,8 +38,9 @@ int xs_cmd_service_list(const struct xs_args *a)
 	struct xs_service_entry *sv = NULL;
 	struct xs_target *all = NULL;
 	struct xs_health_state hs = { 0 };
+	struct xs_target_stats ts;
 	struct xs_handle h;
-	__u32 n = 0, i, t;
+	__u32 n = 0, i, t, *pinned = NULL;
 	int err;
 
 	err = xs_open(a->pos[0], &h);
@@ -46,9 +48,12 @@ int xs_cmd_service_list(const struct xs_args *a)
 		goto out_json;
 	err = -ENOMEM;
 	all = calloc(XS_MAX_TARGETS, sizeof(*all));
-	if (!all)
+	pinned = calloc(XS_MAX_TARGETS, sizeof(*pinned));
+	if (!all || !pinned)
 		goto out;
-	err = xs_targets_read(&h, all) ?: xs_services_list(&h, &sv, &n);
+	/* As ipvsadm -Ln: each backend's weight, state, health and its flows, pinned and open. */
+	err = xs_targets_read(&h, all) ?: xs_services_list(&h, &sv, &n) ?:
+	      xs_pinned_counts(&h, all, pinned);
 	if (err)
 		goto out;
 	xs_health_read(xs_arg(a, "run-dir"), h.ifname, &hs);
@@ -102,6 +107,9 @@ int xs_cmd_service_list(const struct xs_args *a)
 		for (t = XS_BACKEND_BASE; t < XS_MAX_TARGETS; t++) {
 			if (all[t].kind != XS_TARGET_BACKEND || all[t].service != s->id)
 				continue;
+			err = xs_stats_read(&h, t, &ts, NULL);
+			if (err)
+				break;
 			xs_format_addr(all[t].addr, addr, sizeof(addr));
 			if (arr) {
 				xs_json *b = xj_obj();
@@ -109,11 +117,18 @@ int xs_cmd_service_list(const struct xs_args *a)
 				xj_str(b, "backend", addr);
 				xj_u64(b, "weight", all[t].weight);
 				xj_u64(b, "id", t);
+				xj_bool(b, "draining", all[t].drain);
+				xj_u64(b, "pinned", pinned[t]);
+				xj_u64(b, "open", xs_stats_load(t, &ts));
 				xs_health_json(b, &hs, &sv[i].key, &all[t]);
 				xj_push(bes, b);
 			} else {
-				printf("  backend %-40s weight %u%s\n", addr, all[t].weight,
-				       xs_health_text(&hs, &sv[i].key, &all[t], buf2, sizeof(buf2)));
+				/* No agent checks it: "unchecked" (down still shows: it is out). */
+				xs_health_text(&hs, &sv[i].key, &all[t], buf2, sizeof(buf2));
+				printf("  backend %-39s weight %u, %s, %u pinned, %llu open%s\n", addr,
+				       all[t].weight, all[t].drain ? "draining" : "active", pinned[t],
+				       (unsigned long long)xs_stats_load(t, &ts),
+				       buf2[0] ? buf2 : ", health unchecked");
 			}
 		}
 		if (arr) {
@@ -132,6 +147,7 @@ out:
 	xs_health_free(&hs);
 	free(sv);
 	free(all);
+	free(pinned);
 	xs_close(&h);
 out_json:
 	xs_json_drop(arr);

@@ -100,9 +100,10 @@ static int xs_print_services(const struct xs_handle *h, const struct xs_target *
 	if (err)
 		return err;
 	xs_health_read(run_dir, h->ifname, &hs);
+	/* A service has no_backend and too_big; a backend, pinned and open: a column each. */
 	if (!arr && n)
-		printf("\n%-28s %12s %14s %10s %8s\n", "service / backend", "packets", "bytes",
-		       "no_backend", "too_big");
+		printf("\n%-28s %12s %14s %10s %8s %8s %8s\n", "service / backend", "packets",
+		       "bytes", "no_backend", "too_big", "pinned", "open");
 	for (i = 0; i < n && !err; i++) {
 		char name[80], addr[INET6_ADDRSTRLEN], hbuf[160];
 		xs_json *o = NULL, *bes = NULL;
@@ -148,9 +149,9 @@ static int xs_print_services(const struct xs_handle *h, const struct xs_target *
 				xs_health_json(b, &hs, &sv[i].key, &all[t]);
 				xj_push(bes, b);
 			} else {
-				printf("  %-26s %12llu %14llu   %u pinned, %llu open%s%s\n", addr,
+				printf("  %-26s %12llu %14llu %10s %8s %8u %8llu%s%s\n", addr,
 				       (unsigned long long)ts.packets, (unsigned long long)ts.bytes,
-				       pinned[t], (unsigned long long)xs_stats_load(t, &ts),
+				       "", "", pinned[t], (unsigned long long)xs_stats_load(t, &ts),
 				       all[t].drain ? ", draining" : "",
 				       xs_health_text(&hs, &sv[i].key, &all[t], hbuf, sizeof(hbuf)));
 			}

@@ -9,6 +9,7 @@
 #include "json.h"
 #include "log.h"
 #include "pool.h"
+#include "service.h"
 #include "target.h"
 
 /*
@@ -86,9 +87,10 @@ int xs_cmd_target_list(const struct xs_args *a)
 	xs_json *arr = xs_flag(a, "json") ? xj_arr() : NULL;
 	struct xs_pool pool = { 0 };
 	struct xs_target *all = NULL;
+	struct xs_service_entry *sv = NULL;
 	struct xs_handle h;
 	char name[64];
-	__u32 i;
+	__u32 i, nsv = 0;
 	int err;
 
 	err = xs_open(a->pos[0], &h);
@@ -101,7 +103,8 @@ int xs_cmd_target_list(const struct xs_args *a)
 	err = xs_targets_read(&h, all) ?: xs_pool_read(&h, XS_POOL_QUEUES, &pool);
 	if (err)
 		goto out;
-	if (!arr)
+	/* An empty table is one line that says so, below; no header over nothing. */
+	if (!arr && xs_pool_live(&pool))
 		printf("%-5s %-6s %-20s %-7s %s\n", "slot", "id", "target", "qsize", "uid");
 	for (i = 0; i < pool.hdr.n_buckets; i++) {
 		__u32 id = pool.bucket[i];
@@ -136,11 +139,24 @@ int xs_cmd_target_list(const struct xs_args *a)
 		err = xs_json_print(a, arr);
 		arr = NULL;
 	} else if (!xs_pool_live(&pool)) {
-		printf("(no targets: packets pass to the stack, counted as no_targets)\n");
+		/*
+		 * The program counts what the empty queue pool passes as no_targets,
+		 * but as not_vip once there are services (xdpsteer.bpf.c): then it
+		 * is traffic for no VIP.
+		 */
+		err = xs_services_list(&h, &sv, &nsv);
+		if (err)
+			goto out;
+		if (nsv)
+			printf("(no queue targets: packets for no service pass to the stack, "
+			       "counted as not_vip)\n");
+		else
+			printf("(no targets: packets pass to the stack, counted as no_targets)\n");
 	}
 out:
 	xs_pool_free(&pool);
 	free(all);
+	free(sv);
 	xs_close(&h);
 out_json:
 	xs_json_drop(arr);

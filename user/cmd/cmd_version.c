@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * version (and --version): what this binary is. The version is `git
- * describe --always --dirty` of the tree it was built from (else the
- * VERSION file); each embedded BPF object is named by the SHA-256 of its
- * bytes, the ones the skeleton carries, so a changed program is a changed
- * id even when the version string is not.
+ * version (and --version): what this binary is. The release (the VERSION
+ * file) is what an operator compares with a changelog; a build from git adds
+ * `git describe --tags --always --dirty`, "1.4.0 (git v1.4.0-12-gabc1234)",
+ * which says how far from it (a tarball build has no .git: the release
+ * alone). Each embedded BPF object is named by the SHA-256 of its bytes, the
+ * ones the skeleton carries, so a changed program is a changed id even when
+ * the version string is not.
  */
 #include <stdio.h>
 #include <bpf/libbpf.h>
@@ -36,7 +38,10 @@ int xs_cmd_version(const struct xs_args *a)
 	}
 	doc = xj_obj();
 	objs = xj_arr();
+	/* "version" as the text and status's build record have it; then its two parts. */
 	xj_str(doc, "version", XS_VERSION);
+	xj_str(doc, "release", XS_RELEASE);
+	xj_str(doc, "git", XS_GIT[0] ? XS_GIT : NULL); /* null: a tarball build */
 	xj_str(doc, "libbpf", libbpf);
 	xj_str(doc, "libxdp", XS_LIBXDP_VERSION);
 	xj_str(doc, "json_c", json_c_version());

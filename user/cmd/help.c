@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "help.h"
 #include "log.h"
+#include "suggest.h"
 
 /* ---- the table's words ------------------------------------------------- */
 
@@ -79,10 +80,21 @@ const struct xs_cmd *xs_resolve(const char *what, const char *word, const struct
 	}
 	if (nhit == 1)
 		return hit;
-	if (nhit)
+	if (nhit) {
 		pr_warn("%sambiguous command '%s': %s\n", what, word, list);
-	else
-		pr_warn("%sunknown command '%s'\n", what, word);
+	} else {
+		struct xs_suggest sg;
+		char hint[96];
+
+		xs_suggest_init(&sg, word, wl);
+		for (i = 0; i < n; i++) {
+			const char *s = name(cand[i], &len);
+
+			xs_suggest_add(&sg, s, len);
+		}
+		pr_warn("%sunknown command '%s'%s\n", what, word,
+			xs_suggest_hint(&sg, NULL, hint, sizeof(hint)));
+	}
 	return NULL;
 }
 

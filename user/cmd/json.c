@@ -90,6 +90,44 @@ int xs_capture_stdout(int (*fn)(void *ctx), void *ctx, char **text)
 	return err;
 }
 
+/*
+ * A change's "KEY OLD -> NEW, KEY OLD -> NEW" after its ": " (plan.c says
+ * each so) as [{"key", "from", "to"}]; NULL when the line has none.
+ */
+static xs_json *xs_plan_fields(const char *text)
+{
+	const char *p = strstr(text, ": "), *arrow, *end, *sp;
+	xs_json *arr = NULL;
+
+	p = p ? p + 2 : text;
+	for (; *p; p = *end ? end + 2 : end) {
+		xs_json *f;
+		char *s;
+
+		end = strstr(p, ", ");
+		if (!end)
+			end = p + strlen(p);
+		arrow = strstr(p, " -> ");
+		sp = strchr(p, ' ');
+		if (!arrow || arrow >= end || !sp || sp >= arrow)
+			continue;
+		f = xj_obj();
+		s = strndup(p, (size_t)(sp - p));
+		xj_str(f, "key", s);
+		free(s);
+		s = strndup(sp + 1, (size_t)(arrow - sp - 1));
+		xj_str(f, "from", s);
+		free(s);
+		s = strndup(arrow + 4, (size_t)(end - arrow - 4));
+		xj_str(f, "to", s);
+		free(s);
+		if (!arr)
+			arr = xj_arr();
+		xj_push(arr, f);
+	}
+	return arr;
+}
+
 /* The object a change line names: its first word, or "settings" for the pool's keys. */
 static void xs_plan_change(xs_json *changes, const char *line)
 {
@@ -107,10 +145,19 @@ static void xs_plan_change(xs_json *changes, const char *line)
 	xj_str(c, "op", op_names[strchr(ops, line[0]) - ops]);
 	xj_str(c, "object", obj);
 	xj_str(c, "text", text);
+	if (line[0] == '~') {
+		xs_json *f = xs_plan_fields(text);
+
+		if (f)
+			xj_add(c, "changed", f);
+	}
 	xj_push(changes, c);
 }
 
-/* "NAME: 24.95% of new flows change target (100000 sampled); ..." or "NAME: all flows (...)". */
+/*
+ * "NAME: 24.95% of new flows change target (100000 sampled); ...", "NAME: all
+ * flows (...)" or "NAME: nothing (...)" (an empty pool stays empty).
+ */
 static void xs_plan_move(xs_json *moves, const char *line)
 {
 	const char *colon = strstr(line, ": ");
@@ -124,7 +171,9 @@ static void xs_plan_move(xs_json *moves, const char *line)
 	pool = strndup(line, (size_t)(colon - line));
 	xj_str(m, "pool", pool);
 	free(pool);
-	if (*colon && strncmp(colon + 2, "all flows", 9)) {
+	if (*colon && !strncmp(colon + 2, "nothing", 7)) {
+		pct = 0;
+	} else if (*colon && strncmp(colon + 2, "all flows", 9)) {
 		char *end;
 
 		pct = strtod(colon + 2, &end);
@@ -135,7 +184,7 @@ static void xs_plan_move(xs_json *moves, const char *line)
 	if (sampled)
 		xj_u64(m, "sampled", sampled);
 	else
-		xj_str(m, "sampled", NULL); /* every flow moves: none needed sampling */
+		xj_str(m, "sampled", NULL); /* every flow moves, or none: none needed sampling */
 	xj_push(moves, m);
 }
 

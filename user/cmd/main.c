@@ -124,6 +124,7 @@ static const struct xs_opt agent_opts[] = {
 	{ "bird", "SOCKET", "announce the VIPs through bird2's control socket" },
 	{ "vip-dev", "NAME", "the device the VIP routes point to (default xsvip0)" },
 	{ "metrics", "ADDR:PORT", "serve Prometheus metrics on http://ADDR:PORT/metrics" },
+	JSON_OPTS, /* drain|undrain|status: the answer as JSON (text by default) */
 	{ 0 },
 };
 

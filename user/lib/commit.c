@@ -93,6 +93,11 @@ static void xs_plan_moves(struct xs_plan *pl)
 			xs_format_service(&pp->key, name, sizeof(name));
 		else
 			snprintf(name, sizeof(name), "queues");
+		/* A pool empty before and after (a new seed, say) has no flow to move. */
+		if (!xs_pool_live(&pp->old) && !xs_pool_live(&pp->new)) {
+			printf("  moves %s: nothing (no targets before or after)\n", name);
+			continue;
+		}
 		if (!xs_pool_live(&pp->old) || !xs_pool_live(&pp->new)) {
 			printf("  moves %s: all flows (%s targets before, %u after)\n", name,
 			       xs_pool_live(&pp->old) ? "some" : "no", xs_pool_live(&pp->new));

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include "config.h"
 #include "log.h"
+#include "suggest.h"
 
 #define XS_CFG_MAX_TOK 64 /* a service line with every key, its check's too, is 46 */
 #define XS_N_SETTINGS 7
@@ -288,8 +289,21 @@ static int xs_cfg_line(struct xs_cfg *c, int line, char *s)
 		return xs_cfg_service(c, line, tok, ntok);
 	if (!strcmp(tok[0], "backend"))
 		return xs_cfg_backend(c, line, tok, ntok);
-	xs_cfg_err(c, line, "unknown keyword '%s' (want seed, algo, hand-size, hash-fields, "
-		   "hand-fields, target, service or backend)", tok[0]);
+	{
+		static const char *const objects[] = { "target", "service", "backend" };
+		struct xs_suggest sg;
+		char hint[96];
+		size_t i;
+
+		xs_suggest_init(&sg, tok[0], strlen(tok[0]));
+		for (i = 0; xs_settings_keys[i].name; i++)
+			xs_suggest_add(&sg, xs_settings_keys[i].name, strlen(xs_settings_keys[i].name));
+		for (i = 0; i < 3; i++)
+			xs_suggest_add(&sg, objects[i], strlen(objects[i]));
+		xs_cfg_err(c, line, "unknown keyword '%s'%s (want seed, algo, hand-size, "
+			   "hash-fields, hand-fields, target, service or backend)", tok[0],
+			   xs_suggest_hint(&sg, NULL, hint, sizeof(hint)));
+	}
 	return -EINVAL;
 }
 

@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#define _GNU_SOURCE /* fopencookie */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include "log.h"
@@ -70,4 +76,103 @@ void xs_log_init(void)
 {
 	libbpf_set_print(xs_libbpf_print);
 	libxdp_set_print(xs_libxdp_print);
+}
+
+bool xs_log_to_journal(int fd)
+{
+	const char *js = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	if (!js || sscanf(js, "%llu:%llu", &dev, &ino) != 2 || fstat(fd, &st))
+		return false;
+	return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
+
+struct xs_stamp {
+	int fd;
+	bool bol; /* the next byte starts a line */
+};
+
+static int xs_write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static ssize_t xs_stamp_write(void *cookie, const char *buf, size_t size)
+{
+	struct xs_stamp *s = cookie;
+	size_t done = 0;
+
+	while (done < size) {
+		const char *nl = memchr(buf + done, '\n', size - done);
+		size_t n = nl ? (size_t)(nl - (buf + done)) + 1 : size - done;
+
+		if (s->bol) {
+			char when[40];
+			struct timespec ts;
+			struct tm tm;
+			size_t w;
+
+			clock_gettime(CLOCK_REALTIME, &ts);
+			gmtime_r(&ts.tv_sec, &tm);
+			w = strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+			snprintf(when + w, sizeof(when) - w, ".%03ldZ ", ts.tv_nsec / 1000000);
+			if (xs_write_all(s->fd, when, strlen(when)))
+				return -1;
+		}
+		if (xs_write_all(s->fd, buf + done, n))
+			return -1;
+		s->bol = nl != NULL;
+		done += n;
+	}
+	return (ssize_t)size;
+}
+
+static int xs_stamp_close(void *cookie)
+{
+	free(cookie);
+	return 0;
+}
+
+FILE *xs_log_stamped(int fd)
+{
+	static const cookie_io_functions_t io = { .write = xs_stamp_write, .close = xs_stamp_close };
+	struct xs_stamp *s = calloc(1, sizeof(*s));
+	FILE *f;
+
+	if (!s)
+		return NULL;
+	s->fd = fd;
+	s->bol = true;
+	f = fopencookie(s, "w", io);
+	if (!f) {
+		free(s);
+		return NULL;
+	}
+	setvbuf(f, NULL, _IOLBF, 0);
+	return f;
+}
+
+void xs_log_timestamps(void)
+{
+	FILE *f;
+
+	/* glibc's stdout and stderr are assignable: every printf and pr_warn goes through. */
+	fflush(stdout);
+	fflush(stderr);
+	if (!xs_log_to_journal(STDOUT_FILENO) && (f = xs_log_stamped(STDOUT_FILENO)))
+		stdout = f;
+	if (!xs_log_to_journal(STDERR_FILENO) && (f = xs_log_stamped(STDERR_FILENO)))
+		stderr = f;
 }

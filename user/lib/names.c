@@ -7,6 +7,7 @@
 #include <xdp/libxdp.h>
 #include "log.h"
 #include "names.h"
+#include "suggest.h"
 #include "xdpsteer.h"
 #include "xs_check.h"
 
@@ -110,14 +111,18 @@ const char *xs_name_choices(const struct xs_name *t, const char *sep, char *buf,
 int xs_name_parse(const struct xs_name *t, const char *s, const char *what, unsigned int *val)
 {
 	const struct xs_name *i;
-	char choices[128];
+	char choices[128], hint[96];
+	struct xs_suggest sg;
 
+	xs_suggest_init(&sg, s, strlen(s));
 	for (i = t; i->name; i++) {
+		xs_suggest_add(&sg, i->name, strlen(i->name));
 		if (!strcmp(i->name, s)) {
 			*val = i->val;
 			return 0;
 		}
 	}
-	pr_warn("%s: '%s' is not %s\n", what, s, xs_name_choices(t, " or ", choices, sizeof(choices)));
+	pr_warn("%s: '%s' is not %s%s\n", what, s, xs_name_choices(t, " or ", choices, sizeof(choices)),
+		xs_suggest_hint(&sg, NULL, hint, sizeof(hint)));
 	return -EINVAL;
 }

@@ -7,6 +7,7 @@
 #include <strings.h>
 #include "parse.h"
 #include "log.h"
+#include "suggest.h"
 #include "xs_hash.h"
 
 int xs_parse_u32(const char *s, const char *what, __u32 min, __u32 max, __u32 *out)
@@ -95,8 +96,15 @@ int xs_parse_fields(const char *s, const char *what, __u8 *out)
 			if (!strcmp(tok, xs_field_names[i].name))
 				break;
 		if (i == XS_ARRAY_SIZE(xs_field_names)) {
-			pr_warn("%s: unknown field '%s' (use src,dst,sport,dport,proto)\n", what,
-				tok);
+			struct xs_suggest sg;
+			char hint[96];
+
+			xs_suggest_init(&sg, tok, strlen(tok));
+			for (i = 0; i < XS_ARRAY_SIZE(xs_field_names); i++)
+				xs_suggest_add(&sg, xs_field_names[i].name,
+					       strlen(xs_field_names[i].name));
+			pr_warn("%s: unknown field '%s'%s (use src,dst,sport,dport,proto)\n", what,
+				tok, xs_suggest_hint(&sg, NULL, hint, sizeof(hint)));
 			return -EINVAL;
 		}
 		*out |= xs_field_names[i].bit;

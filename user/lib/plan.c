@@ -246,9 +246,10 @@ static int xs_plan_services(struct xs_plan *pl, const struct xs_service_entry *s
 			pp->new.bucket = calloc(1, sizeof(*pp->new.bucket));
 			if (!pp->new.bucket)
 				return -ENOMEM;
-			xs_plan_say(pl, "+ service %s (%s, %s)", name,
-				    xs_name_of(xs_algo_names, cs->s.algo),
-				    xs_name_of(xs_encap_names, cs->s.svc.encap));
+			char set[256];
+
+			xs_plan_service_new(&cs->s, set, sizeof(set));
+			xs_plan_say(pl, "+ service %s (%s)", name, set);
 		} else {
 			if (pp->old.hdr.algo != cs->s.algo)
 				xs_plan_say(pl, "~ service %s: algo %s -> %s", name,
@@ -257,8 +258,12 @@ static int xs_plan_services(struct xs_plan *pl, const struct xs_service_entry *s
 			if (pp->old.hdr.hand_size != cs->s.hand_size)
 				xs_plan_say(pl, "~ service %s: hand-size %u -> %u", name,
 					    pp->old.hdr.hand_size, cs->s.hand_size);
-			if (!xs_service_same(&pp->old_svc, &cs->s.svc))
-				xs_plan_say(pl, "~ service %s: encap, tunnel source, quic or second chance", name);
+			if (!xs_service_same(&pp->old_svc, &cs->s.svc)) {
+				char diff[256];
+
+				xs_plan_service_diff(&pp->old_svc, &cs->s.svc, diff, sizeof(diff));
+				xs_plan_say(pl, "~ service %s: %s", name, diff);
+			}
 			if (cs->s.flow_fields != (pp->old.hdr.own_fields
 							  ? pp->old.hdr.flow_fields : 0)) {
 				char a[64], b[64];
@@ -278,10 +283,12 @@ static int xs_plan_services(struct xs_plan *pl, const struct xs_service_entry *s
 		if (!pp->had)
 			xs_check_init(&pp->old_check);
 		if (!xs_check_same(&pp->old_check, &pp->new_check)) {
-			char ck[256];
+			char was[256], ck[256];
 
+			xs_check_format(&pp->old_check, was, sizeof(was));
 			xs_check_format(&pp->new_check, ck, sizeof(ck));
-			xs_plan_say(pl, "~ service %s: health%s", name, ck[0] ? ck : " check none");
+			xs_plan_say(pl, "~ service %s: health%s ->%s", name, was[0] ? was : " check none",
+				    ck[0] ? ck : " check none");
 		}
 		/* One seed per interface, as `seed` keeps it; hash fields too, unless
 		 * the service has its own (they are its pool's: its pins too). */

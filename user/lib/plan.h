@@ -75,6 +75,14 @@ int xs_plan_build(struct xs_plan *pl);
 void xs_plan_free(struct xs_plan *pl);
 /* One change, printed in the plan ("+ target cpu 1") and counted. */
 void xs_plan_say(struct xs_plan *pl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * What changed in a service's delivery settings, by the names a file gives
+ * them: "encap ipip -> gue, second-chance off -> on"; "" when none did.
+ */
+void xs_plan_service_diff(const struct xs_service *o, const struct xs_service *n, char *buf,
+			  size_t len);
+/* A new service's settings: algo and encap, then each one set otherwise than its default. */
+void xs_plan_service_new(const struct xs_service_spec *s, char *buf, size_t len);
 /* An error at @line of @source (NULL: the commit's origin) as FILE:LINE, or of the interface. */
 void xs_plan_err(const struct xs_plan *pl, const char *source, int line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

@@ -20,6 +20,7 @@
 #include "names.h"
 #include "parse.h"
 #include "service.h"
+#include "suggest.h"
 #include "target.h"
 #include "xs_shuffle.h"
 
@@ -118,9 +119,13 @@ static int xs_parse_slot_count(const char *s, __u32 *n)
 static int xs_key_index(const struct xs_key *keys, const char *what, const char *key,
 			const char *val)
 {
+	struct xs_suggest sg;
+	char hint[96];
 	int i;
 
+	xs_suggest_init(&sg, key, strlen(key));
 	for (i = 0; keys[i].name; i++) {
+		xs_suggest_add(&sg, keys[i].name, strlen(keys[i].name));
 		if (strcmp(keys[i].name, key))
 			continue;
 		if (!keys[i].arg != !val) {
@@ -129,7 +134,7 @@ static int xs_key_index(const struct xs_key *keys, const char *what, const char 
 		}
 		return i;
 	}
-	pr_warn("%s: unknown key '%s'\n", what, key);
+	pr_warn("%s: unknown key '%s'%s\n", what, key, xs_suggest_hint(&sg, NULL, hint, sizeof(hint)));
 	return -EINVAL;
 }
 
