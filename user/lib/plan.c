@@ -38,7 +38,7 @@ void xs_plan_free(struct xs_plan *pl)
 	free(pl->tgt_id);
 	free(pl->defer_tgt);
 	free(pl->defer_be);
-	xs_index_free(&pl->addr_users);
+	xs_index_free(&pl->hop_users);
 }
 
 /*
