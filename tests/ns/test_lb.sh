@@ -644,13 +644,13 @@ t_neigh_shared_gateway() {
 # agent leaves a backend its check failed (byte 22 of struct xs_target is
 # `down`); the next commit takes it out of its slots.
 mark_down() {
-	local id v
+	local id key v map=$PIN_ROOT/$IF_LBA/xs_targets
 	id=$(lba service list "$IF_LBA" --json | pyx "[b['id'] for s in d for b in s['backends'] if b['backend'] == '$1'][0]" -)
-	# shellcheck disable=SC2046 # one hex byte per word
-	v=$("$BPFTOOL" -j map lookup pinned "$PIN_ROOT/$IF_LBA/xs_targets" key $(printf '%d %d 0 0' $((id % 256)) $((id / 256))) |
-		pyx "' '.join(b if i != 22 else '0x01' for i, b in enumerate(d['value']))" -) || return 1
-	# shellcheck disable=SC2086
-	"$BPFTOOL" map update pinned "$PIN_ROOT/$IF_LBA/xs_targets" key $(printf '%d %d 0 0' $((id % 256)) $((id / 256))) value $v
+	read -ra key <<<"$((id % 256)) $((id / 256)) 0 0"
+	read -ra v < <("$BPFTOOL" -j map lookup pinned "$map" key "${key[@]}" |
+		pyx "' '.join(b if i != 22 else '0x01' for i, b in enumerate(d['value']))" -)
+	[ "${#v[@]}" = 56 ] || return 1
+	"$BPFTOOL" map update pinned "$map" key "${key[@]}" value "${v[@]}"
 }
 
 # lookup_fails WHAT PATTERN [--json]: lookup of a flow to $VIP4_P fails,
@@ -673,9 +673,11 @@ t_lookup_no_live_backend() {
 	for i in 1 2 3; do
 		lba backend drain "$IF_LBA" "$svc" "$(be4 "$i")"
 	done
-	mark_down "$(be4 2)" && mark_down "$(be4 3)" || fail "cannot mark backends down in xs_targets"
+	for i in 2 3; do
+		mark_down "$(be4 "$i")" || fail "cannot mark backend $(be4 "$i") down in xs_targets"
+	done
 	lba backend undrain "$IF_LBA" "$svc" "$(be4 3)" # down, it stays out of the slots
-	local why="no live backend: $(be4 1) drained, $(be4 2) drained and down, $(be4 3) down"
+	why="no live backend: $(be4 1) drained, $(be4 2) drained and down, $(be4 3) down"
 	lookup_fails "lookup, every backend out" "$svc: $why: $pass"
 	lookup_fails "lookup --json, every backend out" "$svc: $why: $pass" --json
 	lba service list "$IF_LBA" | tee "$XS_TMP/sl.txt"
