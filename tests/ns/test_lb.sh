@@ -610,6 +610,109 @@ t_weights() {
 		"{\"$SEG4.201\": 1, \"$SEG4.202\": 2, \"$SEG4.203\": 3, \"$SEG4.204\": 4}"
 }
 
+# ---- 9. What the docs promise: shared next hops, empty services, failures ----
+
+VIP4_P=198.19.0.12
+GW4=$SEG4.254   # a gateway nobody answers for: its managed entry exists all the same
+BNET4=10.79.0   # backends behind it
+
+# gw_entry: "managed" while LB-A holds a managed neighbour entry for $GW4, else "none".
+gw_entry() {
+	ip -n "$NS_LBA" neigh show "$GW4" dev "$IF_LBA" | grep -qw managed && echo managed || echo none
+}
+
+# usage.md: `backend del` removes the neighbour entries it made that no other
+# backend needs. Two backends behind one gateway need one entry, the
+# gateway's, until the last of them goes.
+t_neigh_shared_gateway() {
+	local svc="$VIP4_P:$PORT/tcp"
+	fresh_attach "$NS_LBA" "$IF_LBA" >/dev/null
+	ip -n "$NS_LBA" route replace "$BNET4.0/24" via "$GW4" dev "$IF_LBA"
+	lb_neigh_flush "$NS_LBA" "$IF_LBA"
+	lba service add "$IF_LBA" "$svc"
+	lba backend add "$IF_LBA" "$svc" "$BNET4.1"
+	lba backend add "$IF_LBA" "$svc" "$BNET4.2"
+	assert_eq "the gateway's entry, two backends behind it" "$(gw_entry)" managed
+	lba backend del "$IF_LBA" "$svc" "$BNET4.1"
+	assert_eq "the gateway's entry once $BNET4.1 is gone, $BNET4.2 still behind it" "$(gw_entry)" managed
+	lba backend del "$IF_LBA" "$svc" "$BNET4.2"
+	assert_eq "the gateway's entry once no backend is behind it" "$(gw_entry)" none
+	ip -n "$NS_LBA" route del "$BNET4.0/24"
+}
+
+# mark_down ADDR: backend ADDR's target marked down in xs_targets, as the
+# agent leaves a backend its check failed (byte 22 of struct xs_target is
+# `down`); the next commit takes it out of its slots.
+mark_down() {
+	local id key v map=$PIN_ROOT/$IF_LBA/xs_targets
+	id=$(lba service list "$IF_LBA" --json | pyx "[b['id'] for s in d for b in s['backends'] if b['backend'] == '$1'][0]" -)
+	read -ra key <<<"$((id % 256)) $((id / 256)) 0 0"
+	read -ra v < <("$BPFTOOL" -j map lookup pinned "$map" key "${key[@]}" |
+		pyx "' '.join(b if i != 22 else '0x01' for i, b in enumerate(d['value']))" -)
+	[ "${#v[@]}" = 56 ] || return 1
+	"$BPFTOOL" map update pinned "$map" key "${key[@]}" value "${v[@]}"
+}
+
+# lookup_fails WHAT PATTERN [--json]: lookup of a flow to $VIP4_P fails,
+# stdout empty, its one line of stderr matching PATTERN.
+lookup_fails() {
+	expect_error "$1" "$2" nsenter --net=/run/netns/"$NS_LBA" -- "$XS" lookup "$IF_LBA" tcp \
+		"$CL4:40000" "$VIP4_P:$PORT" "${@:3}"
+}
+
+# A service whose backends are all out of their slots has backends: lookup
+# says which and why, and service list's live_slots says 0 of its slots.
+t_lookup_no_live_backend() {
+	local svc="$VIP4_P:$PORT/tcp" pass="such a packet passes to the stack \(no_backend\)$"
+	fresh_attach "$NS_LBA" "$IF_LBA" >/dev/null
+	lba service add "$IF_LBA" "$svc"
+	lookup_fails "lookup, a service with no backend" "$svc: the service has no backends: $pass"
+	lba backend add "$IF_LBA" "$svc" "$(be4 1)"
+	lba backend add "$IF_LBA" "$svc" "$(be4 2)" --weight 2
+	lba backend add "$IF_LBA" "$svc" "$(be4 3)"
+	for i in 1 2 3; do
+		lba backend drain "$IF_LBA" "$svc" "$(be4 "$i")"
+	done
+	for i in 2 3; do
+		mark_down "$(be4 "$i")" || fail "cannot mark backend $(be4 "$i") down in xs_targets"
+	done
+	lba backend undrain "$IF_LBA" "$svc" "$(be4 3)" # down, it stays out of the slots
+	why="no live backend: $(be4 1) drained, $(be4 2) drained and down, $(be4 3) down"
+	lookup_fails "lookup, every backend out" "$svc: $why: $pass"
+	lookup_fails "lookup --json, every backend out" "$svc: $why: $pass" --json
+	lba service list "$IF_LBA" | tee "$XS_TMP/sl.txt"
+	assert_eq "service list --json: slots and live_slots, as the text says them" \
+		"$(lba service list "$IF_LBA" --json | pyx '[[s["live_slots"], s["slots"]] for s in d]' -)" \
+		"$(sed -n 's/.* \([0-9]*\) live of \([0-9]*\) slots$/[[\1, \2]]/p' "$XS_TMP/sl.txt")"
+	assert_eq "service list --json: live_slots" \
+		"$(lba service list "$IF_LBA" --json | pyx '[s["live_slots"] for s in d]' -)" "[0]"
+	lba backend undrain "$IF_LBA" "$svc" "$(be4 1)"
+	assert_eq "service list --json: live_slots, one backend back" \
+		"$(lba service list "$IF_LBA" --json | pyx '[s["live_slots"] for s in d]' -)" "[1]"
+}
+
+# A commit that fails says why, not only that nothing was applied: here the
+# write that counts a new service in xs_self, refused by a frozen map.
+t_commit_failure_cause() {
+	local rc=0 out=$XS_TMP/cf.out err=$XS_TMP/cf.err
+	T=$XS_TMP/cf
+	fresh_attach "$NS_LBA" "$IF_LBA" >/dev/null
+	lba service add "$IF_LBA" "$VIP4_P:$PORT/tcp"
+	"$BPFTOOL" map freeze pinned "$PIN_ROOT/$IF_LBA/xs_self"
+	e_snap "$T.before"
+	nsenter --net=/run/netns/"$NS_LBA" -- "$XS" service add "$IF_LBA" "$VIP4_P:$((PORT + 1))/tcp" \
+		>"$out" 2>"$err" || rc=$?
+	echo "  service add, xs_self frozen -> rc $rc: $(cat "$err")"
+	[ "$rc" -ne 0 ] || fail "service add with xs_self frozen: exited 0"
+	grep -q "nothing of .* was applied" "$err" || fail "no 'nothing was applied' line"
+	grep -Eq "$IF_LBA: cannot .* xs_self: Operation not permitted" "$err" ||
+		fail "service add with xs_self frozen: the cause (xs_self, strerror) is not printed"
+	echo "ok: the failed commit names xs_self and its error"
+	e_same "service add with xs_self frozen"
+	echo "ok: and changed nothing"
+	fresh_attach "$NS_LBA" "$IF_LBA" >/dev/null # a frozen map stays frozen: new maps
+}
+
 # ---------------------------------------------------------------------------
 main() {
 	local t

@@ -49,6 +49,47 @@ static int xs_lookup_second_hop(const struct xs_handle *h, const struct xs_servi
 	return rc;
 }
 
+/* Backends named in the message of an empty service before "and N more". */
+#define XS_LOOKUP_WHY_MAX 8
+
+/*
+ * Why service @svc_id's pool has no live slot, as its targets say: each
+ * backend and what keeps it out ("10.0.0.1 down, 10.0.0.2 drained"), or that
+ * it has none. A service whose backends are all out does have backends.
+ */
+static int xs_lookup_why_empty(const struct xs_handle *h, __u32 svc_id, char *buf, size_t len)
+{
+	struct xs_target *all = calloc(XS_MAX_TARGETS, sizeof(*all));
+	char addr[INET6_ADDRSTRLEN];
+	__u32 id, n = 0;
+	size_t off = 0;
+	int err;
+
+	if (!all) {
+		pr_warn("%s: out of memory to read xs_targets\n", h->ifname);
+		return -ENOMEM;
+	}
+	err = xs_targets_read(h, all);
+	for (id = XS_BACKEND_BASE; !err && id < XS_MAX_TARGETS; id++) {
+		const struct xs_target *t = &all[id];
+
+		if (t->kind != XS_TARGET_BACKEND || !t->active || t->service != svc_id)
+			continue;
+		if (n++ >= XS_LOOKUP_WHY_MAX || off >= len)
+			continue;
+		xs_format_addr(t->addr, addr, sizeof(addr));
+		off += snprintf(buf + off, len - off, "%s%s %s", n > 1 ? ", " : "no live backend: ",
+				addr, t->drain && t->down ? "drained and down" : t->drain ? "drained" :
+				t->down ? "down" : "in no slot");
+	}
+	if (!err && n > XS_LOOKUP_WHY_MAX && off < len)
+		snprintf(buf + off, len - off, " and %u more", n - XS_LOOKUP_WHY_MAX);
+	else if (!err && !n)
+		snprintf(buf, len, "the service has no backends");
+	free(all);
+	return err;
+}
+
 int xs_cmd_lookup(const struct xs_args *a)
 {
 	bool json = xs_flag(a, "json"), pinned = false;
@@ -65,7 +106,7 @@ int xs_cmd_lookup(const struct xs_args *a)
 	__u64 *load = NULL, window_left = 0;
 	__u32 target;
 	int hops = 0;
-	char name[64], ifn[IF_NAMESIZE], hex[24];
+	char name[80], ifn[IF_NAMESIZE], hex[24], why[512];
 	xs_json *doc, *tgt;
 	__u8 proto;
 	int err, i;
@@ -97,12 +138,17 @@ int xs_cmd_lookup(const struct xs_args *a)
 	if (err)
 		goto out;
 	if (!xs_pool_live(&pool)) {
+		err = pool_id == XS_POOL_QUEUES ? 0 : xs_lookup_why_empty(&h, pool_id, why,
+									  sizeof(why));
+		if (err)
+			goto out;
+		xs_format_service(&sk, name, sizeof(name));
 		if (pool_id == XS_POOL_QUEUES)
 			pr_warn("%s has no targets: such a packet passes to the stack "
 				"(no_targets)\n", h.ifname);
 		else
-			pr_warn("%s: the service has no backends: such a packet passes to the "
-				"stack (no_backend)\n", h.ifname);
+			pr_warn("%s: %s: %s: such a packet passes to the stack (no_backend)\n",
+				h.ifname, name, why);
 		err = -ENOENT;
 		goto out;
 	}

@@ -87,6 +87,7 @@ int xs_cmd_service_list(const struct xs_args *a)
 			snprintf(buf, sizeof(buf), "%s/%u", src6, 128 - s->src6_bits);
 			xj_str(o, "tunnel_src6", buf);
 			xj_u64(o, "slots", pool.hdr.n_buckets);
+			xj_u64(o, "live_slots", xs_pool_live(&pool));
 			xs_check_get(&h, &sv[i].key, &ck);
 			xs_check_format(&ck, buf2, sizeof(buf2));
 			xj_str(o, "check", buf2[0] ? buf2 + 1 : "none");

@@ -133,39 +133,48 @@ static void xs_plan_warn_flows(const struct xs_plan *pl)
 	}
 }
 
-/* Backends in next per address: whether a removed backend's address is still someone's. */
-static int xs_addr_users_build(struct xs_plan *pl)
+/* The next hop of backend @t (neigh.h). */
+static int xs_backend_hop(const struct xs_target *t, struct xs_neigh_hop *hop)
 {
-	__u32 id, n;
-	int err = xs_index_init(&pl->addr_users, sizeof(pl->next[0].addr));
+	return xs_neigh_hop(t->addr, t->family == 4 ? AF_INET : AF_INET6, hop);
+}
+
+/*
+ * The next hops the backends that stay in next leave by. A managed
+ * neighbour entry is made per next hop, not per backend: backends behind one
+ * gateway share the gateway's. A backend with no route needs no entry.
+ */
+static int xs_hop_users_build(struct xs_plan *pl)
+{
+	struct xs_neigh_hop hop;
+	__u32 id;
+	int err = xs_index_init(&pl->hop_users, sizeof(hop));
 
 	for (id = XS_BACKEND_BASE; !err && id < XS_MAX_TARGETS; id++) {
-		if (pl->next[id].kind != XS_TARGET_BACKEND)
+		if (pl->next[id].kind != XS_TARGET_BACKEND || !pl->next[id].active ||
+		    xs_backend_hop(&pl->next[id], &hop))
 			continue;
-		n = xs_index_get(&pl->addr_users, pl->next[id].addr);
-		err = xs_index_set(&pl->addr_users, pl->next[id].addr,
-				   n == XS_INDEX_NONE ? 1 : n + 1);
+		err = xs_index_set(&pl->hop_users, &hop, 1);
 	}
 	return err;
 }
 
-/* xs_backend_addr_used(next, @id, @addr): does a backend other than @id have @addr? */
-static int xs_addr_used(struct xs_plan *pl, __u32 id, const __u8 *addr, bool *used)
+/* Does a backend that stays still need the neighbour entry made for removed backend @t? */
+static int xs_hop_used(struct xs_plan *pl, const struct xs_target *t, bool *used)
 {
-	const struct xs_target *self = &pl->next[id];
-	__u32 n;
+	struct xs_neigh_hop hop;
 
-	if (!pl->addr_users.cap) {
-		int err = xs_addr_users_build(pl);
+	*used = false;
+	if (!pl->hop_users.cap) {
+		int err = xs_hop_users_build(pl);
 
 		if (err)
 			return err;
 	}
-	n = xs_index_get(&pl->addr_users, addr);
-	if (n != XS_INDEX_NONE && self->kind == XS_TARGET_BACKEND &&
-	    !memcmp(self->addr, addr, sizeof(self->addr)))
-		n--;
-	*used = n != XS_INDEX_NONE && n > 0;
+	/* No route: xs_neigh_manage() says so and removes nothing. */
+	if (xs_backend_hop(t, &hop))
+		return 0;
+	*used = xs_index_get(&pl->hop_users, &hop) != XS_INDEX_NONE;
 	return 0;
 }
 
@@ -209,7 +218,7 @@ static int xs_apply_targets(struct xs_plan *pl, bool after)
 			if (id < XS_BACKEND_BASE) {
 				xs_redirect_clear(h, id, &all[id]);
 			} else {
-				err = xs_addr_used(pl, id, all[id].addr, &used);
+				err = xs_hop_used(pl, &all[id], &used);
 				if (err)
 					return err;
 				if (!used)
@@ -343,8 +352,10 @@ static int xs_commit_once(const struct xs_handle *h, const struct xs_model *m,
 
 	*again = false;
 	pl.out = open_memstream(&pl.text, &pl.len);
-	if (!pl.out)
+	if (!pl.out) {
+		pr_warn("%s: out of memory for the plan of %s\n", h->ifname, what);
 		return -ENOMEM;
+	}
 	err = xs_plan_build(&pl);
 	if (err)
 		goto out;

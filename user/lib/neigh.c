@@ -135,14 +135,28 @@ static int xs_neigh_get(int family, const void *hop, int oif, __u16 *state, __u3
 	return 0;
 }
 
-int xs_neigh_manage(const void *addr16, int family, bool add)
+/* The backend's address as the kernel's routing takes it: 4 bytes for IPv4. */
+static const void *xs_neigh_dst(const void *addr16, int family)
 {
 	const xs_w32 *addr = addr16;
+
+	return family == AF_INET ? (const void *)&addr[3] : (const void *)addr;
+}
+
+int xs_neigh_hop(const void *addr16, int family, struct xs_neigh_hop *hop)
+{
+	memset(hop, 0, sizeof(*hop));
+	hop->family = family;
+	return xs_route_get(family, xs_neigh_dst(addr16, family), &hop->oif, hop->addr);
+}
+
+int xs_neigh_manage(const void *addr16, int family, bool add)
+{
 	__u16 state = 0;
 	__u32 have_ext = 0;
 	unsigned char hop[16];
 	struct xs_nl_req r = { 0 };
-	const void *dst = family == AF_INET ? (const void *)&addr[3] : (const void *)addr;
+	const void *dst = xs_neigh_dst(addr16, family);
 	__u32 ext = NTF_EXT_MANAGED;
 	char buf[1024], text[INET6_ADDRSTRLEN];
 	int oif, err, alen = family == AF_INET ? 4 : 16;

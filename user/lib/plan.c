@@ -40,7 +40,7 @@ void xs_plan_free(struct xs_plan *pl)
 	free(pl->defer_be);
 	free(pl->be_down);
 	free(pl->be_slots);
-	xs_index_free(&pl->addr_users);
+	xs_index_free(&pl->hop_users);
 }
 
 /*

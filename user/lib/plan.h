@@ -51,7 +51,7 @@ struct xs_plan {
 	struct xs_groups in_file;	/* indexes into m->be by index into m->svc */
 	__u32 *file_id;			/* per m->be: its running target id, or XS_NO_TARGET */
 	__u32 free_backend;		/* no backend id below it is free */
-	struct xs_index addr_users;	/* address -> backends in next with it */
+	struct xs_index hop_users;	/* next hops of the active backends in next */
 	/*
 	 * Places a model names (plan_place.c). An object whose id another
 	 * running object holds waits for a second commit: the first one takes

@@ -154,6 +154,36 @@ static void xs_pool_btf(const struct xs_handle *h, struct bpf_map_create_opts *c
 	copts->btf_value_type_id = val;
 }
 
+/* The inner map id in xs_pools @slot, 0 for an empty slot. */
+__u32 xs_pool_slot_map(const struct xs_handle *h, __u32 slot)
+{
+	__u32 id;
+
+	return bpf_map_lookup_elem(h->pools_fd, &slot, &id) ? 0 : id;
+}
+
+/* Both generations of xs_service_by_id or xs_pool_hdrs (@name) in one read. */
+int xs_pool_read_halves(const struct xs_handle *h, int fd, const char *name, void *all)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, bopts);
+	__u32 count = 2 * XS_MAX_POOLS, out_batch, *keys = calloc(count, sizeof(*keys));
+	int err = 0;
+
+	if (!keys) {
+		pr_warn("%s: out of memory to read %s\n", h->ifname, name);
+		return -ENOMEM;
+	}
+	if (bpf_map_lookup_batch(fd, NULL, &out_batch, keys, all, &count, &bopts) &&
+	    errno != ENOENT)
+		err = -errno;
+	else if (count != 2 * XS_MAX_POOLS)
+		err = -EIO;
+	if (err)
+		pr_warn("%s: cannot read %s: %s\n", h->ifname, name, strerror(-err));
+	free(keys);
+	return err;
+}
+
 /*
  * A new inner map holding @p, filled and frozen: what a transaction swaps
  * into xs_pools. Returns its fd (the caller closes it) or -errno.

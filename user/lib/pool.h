@@ -30,6 +30,10 @@ int xs_pool_read_slot(const struct xs_handle *h, int outer_fd, int hdrs_fd, cons
 		      __u32 slot, __u32 pool_id, struct xs_pool *p);
 /* Is pool id @id live? (Yes on a read error: an id given out twice is worse.) */
 bool xs_pool_in_use(const struct xs_handle *h, __u32 id);
+/* The inner map id in xs_pools @slot, 0 for an empty slot. */
+__u32 xs_pool_slot_map(const struct xs_handle *h, __u32 slot);
+/* Both generations of xs_service_by_id or xs_pool_hdrs (@name, @fd) into @all; -errno printed. */
+int xs_pool_read_halves(const struct xs_handle *h, int fd, const char *name, void *all);
 /* A new frozen inner map holding @p: its fd (the caller closes it) or -errno. */
 int xs_pool_build(const struct xs_handle *h, __u32 pool_id, const struct xs_pool *p);
 void xs_pool_free(struct xs_pool *p);

@@ -26,6 +26,7 @@ struct xs_txn_svc {
 	struct xs_service svc;
 	struct xs_service old;	/* xs_services value before the commit named it */
 	bool del, had, named;
+	bool counted;		/* its VIP's count in xs_vips was raised */
 };
 
 struct xs_txn {
@@ -36,6 +37,7 @@ struct xs_txn {
 	struct xs_pool_hdr hdr[XS_MAX_POOLS];	/* ... and its header */
 	struct xs_txn_svc *svc;			/* services to add, change or remove */
 	__u32 n_svc, cap_svc;
+	int self_added;				/* services counted into xs_self */
 };
 
 struct xs_txn *xs_txn_begin(const struct xs_handle *h)
@@ -106,8 +108,10 @@ static int xs_txn_add_svc(struct xs_txn *t, const struct xs_service_key *key,
 		__u32 cap = t->cap_svc ? 2 * t->cap_svc : 16;
 
 		s = realloc(t->svc, cap * sizeof(*s));
-		if (!s)
+		if (!s) {
+			pr_warn("%s: out of memory for %u service changes\n", t->h->ifname, cap);
 			return -ENOMEM;
+		}
 		t->svc = s;
 		t->cap_svc = cap;
 	}
@@ -143,14 +147,6 @@ int xs_txn_service_del(struct xs_txn *t, const struct xs_service_key *key, __u32
 	return xs_txn_add_svc(t, key, &none, true);
 }
 
-/* The inner map id in xs_pools @slot, 0 for an empty slot. */
-static __u32 xs_slot_map(const struct xs_handle *h, __u32 slot)
-{
-	__u32 id;
-
-	return bpf_map_lookup_elem(h->pools_fd, &slot, &id) ? 0 : id;
-}
-
 /* Everything the inactive generation must get, gathered before any write. */
 struct xs_txn_writes {
 	__u32 *keys;		/* xs_pools slots to set ... */
@@ -179,26 +175,6 @@ static void xs_writes_free(struct xs_txn_writes *w)
 	free(w->hdr);
 }
 
-/* Both generations of xs_service_by_id or xs_pool_hdrs (@name) in one read. */
-static int xs_read_halves(const struct xs_handle *h, int fd, const char *name, void *all)
-{
-	LIBBPF_OPTS(bpf_map_batch_opts, bopts);
-	__u32 count = 2 * XS_MAX_POOLS, out_batch, *keys = calloc(count, sizeof(*keys));
-	int err = 0;
-
-	if (!keys)
-		return -ENOMEM;
-	if (bpf_map_lookup_batch(fd, NULL, &out_batch, keys, all, &count, &bopts) &&
-	    errno != ENOENT)
-		err = -errno;
-	else if (count != 2 * XS_MAX_POOLS)
-		err = -EIO;
-	if (err)
-		pr_warn("%s: cannot read %s: %s\n", h->ifname, name, strerror(-err));
-	free(keys);
-	return err;
-}
-
 static int xs_txn_gather(struct xs_txn *t, __u32 next, struct xs_txn_writes *w)
 {
 	const struct xs_handle *h = t->h;
@@ -212,10 +188,12 @@ static int xs_txn_gather(struct xs_txn *t, __u32 next, struct xs_txn_writes *w)
 	w->svc = calloc(2 * XS_MAX_POOLS, sizeof(*w->svc));
 	w->hdr_was = calloc(2 * XS_MAX_POOLS, sizeof(*w->hdr_was));
 	w->hdr = calloc(2 * XS_MAX_POOLS, sizeof(*w->hdr));
-	if (!w->keys || !w->fds || !w->drop || !w->was || !w->svc || !w->hdr_was || !w->hdr)
+	if (!w->keys || !w->fds || !w->drop || !w->was || !w->svc || !w->hdr_was || !w->hdr) {
+		pr_warn("%s: out of memory for the new generation of pools\n", h->ifname);
 		return -ENOMEM;
-	err = xs_read_halves(h, h->service_by_id_fd, "xs_service_by_id", w->was) ?:
-	      xs_read_halves(h, h->pool_hdrs_fd, "xs_pool_hdrs", w->hdr_was);
+	}
+	err = xs_pool_read_halves(h, h->service_by_id_fd, "xs_service_by_id", w->was) ?:
+	      xs_pool_read_halves(h, h->pool_hdrs_fd, "xs_pool_hdrs", w->hdr_was);
 	if (err)
 		return err;
 	memcpy(w->svc, w->was, 2 * XS_MAX_POOLS * sizeof(*w->svc));
@@ -245,8 +223,8 @@ static int xs_txn_gather(struct xs_txn *t, __u32 next, struct xs_txn_writes *w)
 			t->fd[id] = -1; /* owned by w now */
 			continue;
 		}
-		now = t->pool[id] == XS_DROP ? 0 : xs_slot_map(h, t->base + id);
-		was = xs_slot_map(h, next + id);
+		now = t->pool[id] == XS_DROP ? 0 : xs_pool_slot_map(h, t->base + id);
+		was = xs_pool_slot_map(h, next + id);
 		if (now == was)
 			continue;
 		if (!now) {
@@ -307,34 +285,50 @@ static int xs_txn_write_next(const struct xs_handle *h, __u32 next, struct xs_tx
 	return 0;
 }
 
-/* Services named before the flip: the data plane ignores them until it. */
-static int xs_txn_name_services(struct xs_txn *t, int *added)
+/*
+ * Services named before the flip: the data plane ignores them until it. What
+ * is written is recorded, for the undo; a failure says which map and why.
+ */
+static int xs_txn_name_services(struct xs_txn *t)
 {
 	const struct xs_handle *h = t->h;
 	char name[80];
+	int err, added = 0;
 	__u32 i;
 
-	*added = 0;
 	for (i = 0; i < t->n_svc; i++) {
 		struct xs_txn_svc *s = &t->svc[i];
 
 		if (s->del)
 			continue;
+		xs_format_service(&s->key, name, sizeof(name));
 		s->had = !bpf_map_lookup_elem(h->services_fd, &s->key, &s->old);
 		if (bpf_map_update_elem(h->services_fd, &s->key, &s->svc, BPF_ANY)) {
-			xs_format_service(&s->key, name, sizeof(name));
+			err = -errno;
 			pr_warn("%s: cannot write %s into xs_services: %s%s\n", h->ifname, name,
-				strerror(errno), errno == E2BIG ? " (the map is full)" : "");
-			return -errno;
+				strerror(-err), err == -E2BIG ? " (the map is full)" : "");
+			return err;
 		}
 		s->named = true;
-		if (!s->had) {
-			(*added)++;
-			if (xs_vip_ref(h, &s->key, +1))
-				return -errno;
+		if (s->had)
+			continue;
+		added++;
+		err = xs_vip_ref(h, &s->key, +1);
+		if (err) {
+			pr_warn("%s: cannot count %s in xs_vips: %s\n", h->ifname, name,
+				strerror(-err));
+			return err;
 		}
+		s->counted = true;
 	}
-	return *added ? xs_self_services(h, *added) : 0;
+	err = added ? xs_self_services(h, added) : 0;
+	if (err) {
+		pr_warn("%s: cannot count %d new service%s in xs_self: %s\n", h->ifname, added,
+			added == 1 ? "" : "s", strerror(-err));
+		return err;
+	}
+	t->self_added = added;
+	return 0;
 }
 
 /* After the flip: services of the old generation only. */
@@ -363,15 +357,15 @@ static void xs_txn_unname_added(struct xs_txn *t)
 	for (i = 0; i < t->n_svc; i++) {
 		struct xs_txn_svc *s = &t->svc[i];
 
-		if (!s->named)
-			continue;
-		if (s->had) {
+		if (s->named && s->had)
 			bpf_map_update_elem(h->services_fd, &s->key, &s->old, BPF_ANY);
-		} else if (!bpf_map_delete_elem(h->services_fd, &s->key)) {
+		else if (s->named)
+			bpf_map_delete_elem(h->services_fd, &s->key);
+		if (s->counted)
 			xs_vip_ref(h, &s->key, -1);
-			xs_self_services(h, -1);
-		}
 	}
+	if (t->self_added)
+		xs_self_services(h, -t->self_added);
 }
 
 /*
@@ -384,8 +378,12 @@ static int xs_txn_flip(const struct xs_handle *h, __u32 next)
 	__u32 zero = 0, slot = XS_POOL_SYNC_SLOT, map;
 	int fd, err = 0;
 
-	if (bpf_map_lookup_elem(h->self_fd, &zero, &self))
-		return -errno;
+	if (bpf_map_lookup_elem(h->self_fd, &zero, &self)) {
+		err = -errno;
+		pr_warn("%s: cannot read xs_self to switch pools: %s\n", h->ifname,
+			strerror(-err));
+		return err;
+	}
 	/* Only pool_base changes, and 0 and XS_MAX_POOLS differ in their low bits alone. */
 	self.pool_base = next;
 	if (bpf_map_update_elem(h->self_fd, &zero, &self, BPF_ANY)) {
@@ -401,7 +399,7 @@ static int xs_txn_flip(const struct xs_handle *h, __u32 next)
 	 * map-in-map update returns only after synchronize_rcu. The sync slot is never read, and
 	 * the queue pool always exists, so it serves as the value.
 	 */
-	map = xs_slot_map(h, next + XS_POOL_QUEUES);
+	map = xs_pool_slot_map(h, next + XS_POOL_QUEUES);
 	fd = map ? bpf_map_get_fd_by_id(map) : -1;
 	if (fd < 0 || bpf_map_update_elem(h->pools_fd, &slot, &fd, BPF_ANY)) {
 		pr_warn("%s: switched, but cannot wait for running programs: %s\n", h->ifname,
@@ -431,7 +429,7 @@ static void xs_txn_pin(struct xs_txn *t, __u32 next)
 			continue;
 		/* bpffs cannot rename over a pin: a moment with no pin, never without the pool. */
 		unlink(path);
-		map = t->pool[id] == XS_SET ? xs_slot_map(h, next + id) : 0;
+		map = t->pool[id] == XS_SET ? xs_pool_slot_map(h, next + id) : 0;
 		if (!map)
 			continue;
 		fd = bpf_map_get_fd_by_id(map);
@@ -447,7 +445,7 @@ int xs_txn_commit(struct xs_txn *t)
 {
 	struct xs_txn_writes w = { 0 };
 	__u32 base, next;
-	int err, added = 0;
+	int err;
 
 	err = xs_pool_base(t->h, &base);
 	if (!err && base != t->base) {
@@ -459,7 +457,7 @@ int xs_txn_commit(struct xs_txn *t)
 		goto out;
 	next = base ? 0 : XS_MAX_POOLS;
 	err = xs_txn_gather(t, next, &w) ?: xs_txn_write_next(t->h, next, &w) ?:
-	      xs_txn_name_services(t, &added);
+	      xs_txn_name_services(t);
 	err = err ?: xs_txn_flip(t->h, next);
 	if (err < 0) {
 		/* Not visible: the running generation is untouched. */
