@@ -64,12 +64,14 @@ __u32 xs_agent_prog_id(const char *ifname)
 {
 	struct bpf_prog_info info = { 0 };
 	__u32 len = sizeof(info);
-	char path[PATH_MAX];
+	char dir[PATH_MAX], path[PATH_MAX];
 	int fd;
 
-	if (!if_nametoindex(ifname) || !xs_is_attached(ifname))
+	/* This namespace's pins: xs_open() then checks their program runs on the interface. */
+	if (!if_nametoindex(ifname) || !xs_is_attached(ifname) ||
+	    xs_pin_dir(dir, sizeof(dir), ifname) ||
+	    xs_pin_path(path, sizeof(path), dir, XS_PIN_PROG_XDP))
 		return 0;
-	snprintf(path, sizeof(path), "%s/%s/%s", XS_PIN_ROOT, ifname, XS_PIN_PROG_XDP);
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return 0;

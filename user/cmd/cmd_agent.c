@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "log.h"
 #include "metrics_http.h"
+#include "netns.h"
 #include "parse.h"
 
 /* The password of --password-file: its first line. */
@@ -41,7 +42,7 @@ int xs_cmd_agent(const struct xs_args *a)
 	struct xs_agent_opts o = {
 		.prefix = xs_arg(a, "prefix") ?: XS_AGENT_PREFIX,
 		.host = xs_arg(a, "host"),
-		.run_dir = xs_arg(a, "run-dir") ?: XS_AGENT_RUN_DIR,
+		.run_dir = xs_arg(a, "run-dir"),
 		.bird = xs_arg(a, "bird"),
 		.vip_dev = xs_arg(a, "vip-dev") ?: XS_AGENT_VIP_DEV,
 		.metrics = xs_arg(a, "metrics"),
@@ -55,6 +56,7 @@ int xs_cmd_agent(const struct xs_args *a)
 		},
 	};
 	struct sockaddr_storage metrics_addr;
+	char run_dir[PATH_MAX];
 	socklen_t metrics_len;
 	char hostname[256];
 	char *password = NULL;
@@ -62,6 +64,13 @@ int xs_cmd_agent(const struct xs_args *a)
 	__u32 ttl;
 	int i, err;
 
+	/* Agents of two namespaces must not share a control socket or health files. */
+	if (!o.run_dir) {
+		err = xs_netns_dir(run_dir, sizeof(run_dir), XS_AGENT_RUN_DIR);
+		if (err)
+			return err;
+		o.run_dir = run_dir;
+	}
 	/* -f FILE, any number of times (the parser collects them in order). */
 	for (i = 0; i < a->nfiles && i < XS_AGENT_MAX_FILES; i++)
 		o.files[o.n_files++] = a->files[i];

@@ -43,7 +43,7 @@ struct xs_health_state {
 
 extern const struct xs_name xs_health_names[];	/* "unknown", "up", "down" */
 
-/* @dir's health-@ifname (@dir NULL: XS_HEALTH_DIR) into @st. -ENOENT: no agent checks it. */
+/* @dir's health-@ifname (@dir NULL: XS_HEALTH_DIR, keyed as netns.h says) into @st. -ENOENT: no agent checks it. */
 int xs_health_read(const char *dir, const char *ifname, struct xs_health_state *st);
 /* Written whole: to a temporary file renamed over the old one. */
 int xs_health_write(const char *dir, const char *ifname, const struct xs_health_state *st);
