@@ -210,8 +210,8 @@ ns_needs detach_leaves_other each_its_own
 t_foreign_state_refused() {
 	local d pid cmd
 	T=$XS_TMP/foreign
+	[ -e "$(pin_dir "$NS_B" "$IF_STEER")" ] || attach_side B
 	attach_side A
-	on A
 	d=$(pin_dir "$NS_A" "$IF_STEER")
 	run_in "$NS_A" ip link set dev "$IF_STEER" xdp off
 	snap B "$T.b"
@@ -251,10 +251,10 @@ t_foreign_state_refused() {
 t_agents_apart() {
 	local s
 	T=$XS_TMP/agents
-	for s in A B; do
-		on "$s"
-		attach --seed "$SEED_A" >/dev/null
-	done
+	on A
+	attach --seed "$SEED_A" >/dev/null
+	on B
+	attach --seed "$SEED_B" >/dev/null
 	printf '%s\n' "target cpu 0" "service $SVC" "backend $SVC 10.9.1.1" >"$T.A.conf"
 	printf '%s\n' "target cpu 1" "service $SVC" "backend $SVC 10.9.1.7" "backend $SVC 10.9.1.8" \
 		>"$T.B.conf"
@@ -264,18 +264,22 @@ t_agents_apart() {
 		on "$s"
 		ns_root "$NS_STEER" "$RUN_ROOT" >>"$XS_TMP/run_dirs"
 		_agent_wait "$s" 'd["applied"] == 1 and d["error"] is None'
-		[ -S "$(ns_root "$NS_STEER" "$RUN_ROOT")/agent.sock" ] ||
-			fail "side $s: no control socket in $(ns_root "$NS_STEER" "$RUN_ROOT")"
+		assert_eq "side $s: its own agent answers" "$(xs agent status | pyx 'd["pid"]' -)" \
+			"$(cat "$XS_TMP/agent$s.pid")"
 	done
 	on A
 	assert_eq "side A's agent applied A's file" \
 		"$(xs service list "$IF_STEER" --json | pyx '[b["backend"] for b in d[0]["backends"]]' -)" '["10.9.1.1"]'
-	assert_eq "side A: its agent answers" "$(xs agent status | pyx 'd["pid"]' -)" "$(cat "$XS_TMP/agentA.pid")"
 	on B
-	assert_eq "side B: its agent answers" "$(xs agent status | pyx 'd["pid"]' -)" "$(cat "$XS_TMP/agentB.pid")"
 	assert_eq "side B's agent applied B's file" \
 		"$(xs service list "$IF_STEER" --json | pyx '[b["backend"] for b in d[0]["backends"]]' -)" \
 		'["10.9.1.7", "10.9.1.8"]'
+	for s in A B; do
+		on "$s"
+		[ -S "$(ns_root "$NS_STEER" "$RUN_ROOT")/agent.sock" ] ||
+			fail "side $s: no control socket in $(ns_root "$NS_STEER" "$RUN_ROOT")"
+	done
+	echo "ok: a control socket in each namespace's $RUN_ROOT/netns:COOKIE"
 	stop_daemon agentA
 	stop_daemon agentB
 }
