@@ -209,15 +209,10 @@ static int xs_status_one(const char *ifname, xs_json *arr)
 	/* Off, there is no pin and no flow cache in use. */
 	if (table_off)
 		cache_slots = 0;
+	/* xs_open() checked that our program is on the interface: only its mode is left to read. */
 	mp = xdp_multiprog__get_from_ifindex(h.ifindex);
 	if (!libxdp_get_error(mp)) {
-		struct xdp_program *p = xdp_multiprog__main_prog(mp);
-
-		/* Replaced: a legacy program that is not ours sits on the interface. */
-		if (!(p && xdp_program__id(p) == pinfo.id) && xdp_multiprog__is_legacy(mp))
-			mode = "replaced";
-		else
-			mode = xs_name_of(xs_mode_names, xdp_multiprog__attach_mode(mp));
+		mode = xs_name_of(xs_mode_names, xdp_multiprog__attach_mode(mp));
 		xdp_multiprog__close(mp);
 	}
 	xs_format_fields(pool.hdr.flow_fields, fields, sizeof(fields));
