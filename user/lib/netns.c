@@ -9,6 +9,7 @@
  * name, so the directory can never be an interface's.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -92,7 +93,7 @@ int xs_netns_dir(char *buf, size_t len, const char *root)
 
 int xs_netns_mkdir(const char *root, unsigned int mode)
 {
-	char dir[4096];
+	char dir[PATH_MAX];
 	int err = xs_netns_dir(dir, sizeof(dir), root);
 
 	if (err)
@@ -107,7 +108,7 @@ int xs_netns_mkdir(const char *root, unsigned int mode)
 
 void xs_netns_rmdir(const char *root)
 {
-	char dir[4096];
+	char dir[PATH_MAX];
 
 	/* Not empty (other interfaces' state) is fine: only the last one leaves. */
 	if (!xs_netns_dir(dir, sizeof(dir), root) && strcmp(dir, root))
