@@ -247,7 +247,8 @@ t_foreign_state_refused() {
 }
 
 # ---------------------------------------------------------------------------
-# 5. Agents with the default --run-dir, one per namespace: a socket each.
+# 5. Agents with the default --run-dir, one per namespace: a socket each; an
+#    agent whose program is removed by hand sees it gone.
 t_agents_apart() {
 	local s
 	T=$XS_TMP/agents
@@ -280,8 +281,16 @@ t_agents_apart() {
 			fail "side $s: no control socket in $(ns_root "$NS_STEER" "$RUN_ROOT")"
 	done
 	echo "ok: a control socket in each namespace's $RUN_ROOT/netns:COOKIE"
+	# A's program removed by hand: its pins are no attachment, B's agent carries on.
+	run_in "$NS_A" ip link set dev "$IF_STEER" xdp off
+	on A
+	_agent_wait A 'not d["interfaces"][0]["attached"]'
+	on B
+	assert_eq "side B's agent: still attached" \
+		"$(xs agent status | pyx 'd["interfaces"][0]["attached"] and d["error"] is None' -)" true
 	stop_daemon agentA
 	stop_daemon agentB
+	rm -r "$(pin_dir "$NS_A" "$IF_STEER")"
 }
 # _agent_wait SIDE EXPR: until EXPR holds over that side's `agent status` (default run dir).
 _agent_wait() {

@@ -104,8 +104,7 @@ int xs_unpin_all(const char *dir)
 	return err;
 }
 
-/* Is program @id one of the XDP programs on @ifindex in this namespace? */
-static bool xs_xdp_runs(int ifindex, __u32 id, __u32 *running)
+bool xs_xdp_runs(int ifindex, __u32 id, __u32 *running)
 {
 	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
 	struct xdp_program *p;

@@ -29,6 +29,12 @@ int xs_check_not_link(const char *path);
 bool xs_is_attached(const char *ifname);
 int xs_unpin_all(const char *dir);
 /*
+ * Is program @id one of the XDP programs on @ifindex in this namespace (the
+ * legacy one, a libxdp dispatcher's, the offloaded one)? @running gets the
+ * interface's main program id, 0 if it has none.
+ */
+bool xs_xdp_runs(int ifindex, __u32 id, __u32 *running);
+/*
  * 0 if the program pinned as @prog in @dir is attached to @ifindex in this
  * network namespace; else -ESTALE, printed with what is there and what to do.
  */
