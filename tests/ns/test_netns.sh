@@ -292,10 +292,11 @@ t_agents_apart() {
 	stop_daemon agentB
 	rm -r "$(pin_dir "$NS_A" "$IF_STEER")"
 }
-# _agent_wait SIDE EXPR: until EXPR holds over that side's `agent status` (default run dir).
+# _agent_wait SIDE EXPR: until EXPR holds over that side's `agent status` (default run
+# dir), for 15 s at most.
 _agent_wait() {
-	local i
-	for ((i = 0; i < 200; i++)); do
+	local end=$((SECONDS + 15))
+	while [ "$SECONDS" -lt "$end" ]; do
 		[ "$(xs agent status 2>/dev/null | pyx "$2" - 2>/dev/null)" = true ] && { echo "ok: side $1's agent: $2"; return 0; }
 		sleep 0.05
 	done
