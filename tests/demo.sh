@@ -113,16 +113,21 @@ main() {
 	say "" "The same code decides in the kernel and in lookup, so the answer is exact."
 
 	heading "6. State is pinned in bpffs"
-	show ls "$PIN_ROOT/$IF_STEER"
+	say "" "status names the directory: $PIN_ROOT/IFACE in the first network namespace," \
+		"$PIN_ROOT/netns:COOKIE/IFACE in any other, as here:"
+	xsteer status "$IF_STEER"
+	local pins
+	pins=$(pin_dir "$NS_STEER" "$IF_STEER")
+	show ls "$pins"
 	say "" "The queue pool's header (algorithm, seed, slots) is key 0 of xs_pool_hdrs:"
-	printf '\n   $ bpftool map lookup pinned %s key 0 0 0 0\n' "$PIN_ROOT/$IF_STEER/xs_pool_hdrs"
-	"$BPFTOOL" map lookup pinned "$PIN_ROOT/$IF_STEER/xs_pool_hdrs" key 0 0 0 0 2>&1 |
+	printf '\n   $ bpftool map lookup pinned %s key 0 0 0 0\n' "$pins/xs_pool_hdrs"
+	"$BPFTOOL" map lookup pinned "$pins/xs_pool_hdrs" key 0 0 0 0 2>&1 |
 		sed 's/^/     /'
 	say "" "and its buckets are pool0, bucket b at key b, each naming a target id:"
-	printf '\n   $ bpftool map dump pinned %s\n' "$PIN_ROOT/$IF_STEER/pool0"
-	"$BPFTOOL" map dump pinned "$PIN_ROOT/$IF_STEER/pool0" 2>&1 | sed 's/^/     /'
+	printf '\n   $ bpftool map dump pinned %s\n' "$pins/pool0"
+	"$BPFTOOL" map dump pinned "$pins/pool0" 2>&1 | sed 's/^/     /'
 	say "" "Read as slots (cpu N is id N; dev targets start at 128):"
-	"$BPFTOOL" -j map dump pinned "$PIN_ROOT/$IF_STEER/pool0" |
+	"$BPFTOOL" -j map dump pinned "$pins/pool0" |
 		"$PYTHON" -c 'import json, sys
 d = [e.get("formatted", e) for e in json.load(sys.stdin)]
 name = lambda t: "empty (removed)" if t == 0xffffffff else "id %d" % t

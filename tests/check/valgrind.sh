@@ -16,12 +16,20 @@ VG=(valgrind --quiet --error-exitcode=99 --leak-check=full
 pass=0
 fail=0
 NS=xsv-$$
-IF=xsv$$     # pins are global, keyed by interface name: unique per run
+IF=xsv$$
 out=$(mktemp)
 
+# Pins left by a failed run: /sys/fs/bpf/xdpsteer/netns:COOKIE/$IF, the
+# namespace's directory (docs/design.md), found while the namespace lives.
 cleanup() {
+	local c
+	c=$(nsenter "--net=/run/netns/$NS" -- python3 -c 'import socket, struct
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+print(struct.unpack("Q", s.getsockopt(socket.SOL_SOCKET, 71, 8))[0])' 2>/dev/null) &&
+		rm -rf "/sys/fs/bpf/xdpsteer/netns:$c/$IF" &&
+		rmdir "/sys/fs/bpf/xdpsteer/netns:$c" 2>/dev/null
 	ip netns del "$NS" 2>/dev/null
-	rm -rf "/sys/fs/bpf/xdpsteer/$IF" "$out"
+	rm -f "$out"
 }
 trap cleanup EXIT
 

@@ -387,7 +387,7 @@ def main():
     ap.add_argument("--iface", required=True)
     ap.add_argument("--xs", required=True)
     ap.add_argument("--bpftool", default="bpftool")
-    ap.add_argument("--pin-dir", required=True, help="/sys/fs/bpf/xdpsteer/IFACE")
+    ap.add_argument("--pin-dir", required=True, help="the attachment's pin directory (pin_dir in lib.sh)")
     ap.add_argument("--changes", type=int, default=220, help="applies")
     ap.add_argument("--min-seconds", type=float, default=22)
     ap.add_argument("--burst-chance", type=float, default=0.04)

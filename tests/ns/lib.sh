@@ -39,6 +39,8 @@ NET=198.18.0
 STEER_IP=$NET.1
 CLIENT_IP=$NET.2
 DPORT=9000
+# xdpsteer pins an attachment of the initial network namespace in $PIN_ROOT/IFACE,
+# and one of any other in $PIN_ROOT/netns:COOKIE/IFACE: use pin_dir NS IFACE.
 PIN_ROOT=/sys/fs/bpf/xdpsteer
 
 XS_TMP=""
@@ -60,6 +62,19 @@ run_in() {
 	vlog "[$ns] $*"
 	nsenter --net=/run/netns/"$ns" -- "$@"
 }
+
+# ns_root NS ROOT: NS's directory under ROOT, ROOT/netns:COOKIE (the cookie is
+# SO_NETNS_COOKIE; our namespaces are never the initial one). Computed here, not
+# asked of xdpsteer, so the tests check the rule docs/design.md states.
+ns_root() {
+	local c
+	c=$(run_in "$1" "$PYTHON" -c 'import socket, struct
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+print(struct.unpack("Q", s.getsockopt(socket.SOL_SOCKET, 71, 8))[0])') || return 1
+	echo "$2/netns:$c"
+}
+# pin_dir NS IFACE: the pin directory of the attachment on IFACE in NS.
+pin_dir() { echo "$(ns_root "$1" "$PIN_ROOT")/$2"; }
 
 # xs ARGS...: the CLI in the steering namespace. xs_in NS ARGS...: in NS.
 xs() { run_in "$NS_STEER" "$XS" "$@"; }
@@ -175,6 +190,11 @@ xs_tmp() {
 # setup_testbed: both namespaces, the main veth pair, addresses, static ARP.
 setup_testbed() {
 	xs_tmp ns || return 1
+	setup_pair
+}
+# setup_pair: setup_testbed's namespaces and veth, for the current $NS_STEER,
+# $NS_CLIENT, $IF_STEER and $IF_CLIENT (test_netns.sh builds two such pairs).
+setup_pair() {
 	ns_add "$NS_STEER" && ns_add "$NS_CLIENT" || return 1
 	vlog "ip link add $IF_STEER netns $NS_STEER type veth peer name $IF_CLIENT netns $NS_CLIENT"
 	ip link add "$IF_STEER" netns "$NS_STEER" type veth peer name "$IF_CLIENT" netns "$NS_CLIENT" ||
@@ -245,7 +265,7 @@ attach_in() {
 	xs_in "$ns" attach "$ifc" "$@"
 }
 xs_detach_quiet() {
-	[ -e "$PIN_ROOT/$2/prog_xdp" ] || return 0
+	[ -e "$(pin_dir "$1" "$2")/prog_xdp" ] || return 0
 	xs_in "$1" detach "$2" </dev/null >/dev/null 2>&1 || true
 }
 
@@ -282,15 +302,18 @@ wait_file() {
 }
 
 cleanup() {
-	local rc=$? ns ifc
+	local rc=$? ns ifc d
 	set +e
 	trap '' PIPE  # a closed stdout (| head) must not cut the cleanup short
 	_kill_bg
 	if [ -n "$XS_TMP" ] && [ -f "$XS_TMP/attached" ]; then
 		sort -u "$XS_TMP/attached" | while read -r ns ifc; do
-			[ -e "/run/netns/$ns" ] && xs_detach_quiet "$ns" "$ifc"
-			# Pins left if the detach could not run.
-			[ -n "$ifc" ] && [ -d "$PIN_ROOT/$ifc" ] && rm -rf -- "${PIN_ROOT:?}/$ifc"
+			{ [ -e "/run/netns/$ns" ] && [ -n "$ifc" ]; } || continue
+			xs_detach_quiet "$ns" "$ifc"
+			# Pins left if the detach could not run, and the namespace's directory.
+			d=$(pin_dir "$ns" "$ifc") || continue
+			[ -d "$d" ] && rm -rf -- "$d"
+			rmdir "${d%/*}" 2>/dev/null
 		done
 	fi
 	for ns in "${_XS_NS[@]}"; do
@@ -492,8 +515,10 @@ decap_attach_in() {
 	xs_in "$ns" decap attach "$ifc" "$@"
 }
 # decap_detach_quiet NS IFACE: remove it if it is there.
+# decap_pin_dir NS IFACE: its pin directory (keyed by namespace, as pin_dir's).
+decap_pin_dir() { echo "$(ns_root "$1" "$DECAP_PIN_ROOT")/$2"; }
 decap_detach_quiet() {
-	[ -e "$DECAP_PIN_ROOT/$2" ] || return 0
+	[ -e "$(decap_pin_dir "$1" "$2")" ] || return 0
 	xs_in "$1" decap detach "$2" </dev/null >/dev/null 2>&1 || true
 }
 
@@ -613,15 +638,18 @@ kill_ns_pids() {
 # cleanup_lb: the extra cleanup of the load-balancer tests, then cleanup.
 # Install with `trap cleanup_lb EXIT` after install_trap.
 cleanup_lb() {
-	local rc=$? ns ifc
+	local rc=$? ns ifc d
 	set +e
 	trap '' PIPE
 	_kill_bg
 	kill_ns_pids "${_XS_NS[@]}"
 	if [ -n "$XS_TMP" ] && [ -f "$XS_TMP/decap" ]; then
 		sort -u "$XS_TMP/decap" | while read -r ns ifc; do
-			[ -e "/run/netns/$ns" ] && decap_detach_quiet "$ns" "$ifc"
-			[ -n "$ifc" ] && [ -d "$DECAP_PIN_ROOT/$ifc" ] && rm -rf -- "${DECAP_PIN_ROOT:?}/$ifc"
+			{ [ -e "/run/netns/$ns" ] && [ -n "$ifc" ]; } || continue
+			decap_detach_quiet "$ns" "$ifc"
+			d=$(decap_pin_dir "$ns" "$ifc") || continue
+			[ -d "$d" ] && rm -rf -- "$d"
+			rmdir "${d%/*}" 2>/dev/null
 		done
 	fi
 	[ "$_XS_DECAP_ROOT_NEW" = 1 ] && rmdir "$DECAP_PIN_ROOT" 2>/dev/null

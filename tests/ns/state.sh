@@ -8,7 +8,8 @@
 # xs_pools holds the inner map ids: any publish, even of an equal pool, shows;
 # xs_pool_hdrs the pools' headers, both generations.
 dump_state() {
-	local d=$PIN_ROOT/$IF_STEER m
+	local d m
+	d=$(pin_dir "$NS_STEER" "$IF_STEER")
 	for m in xs_pools xs_pool_hdrs pool0 xs_targets xs_services xs_checks xs_service_by_id xs_vips xs_cpumap \
 		xs_devmap xs_dev_ids xs_self; do
 		echo "== $m"

@@ -28,7 +28,6 @@ NS_STEER=vwl-$RUN_ID
 NS_CLIENT=vwc-$RUN_ID
 IF_STEER=vwa$RUN_ID
 IF_CLIENT=vwb$RUN_ID
-DECAP_ROOT=/sys/fs/bpf/xdpsteer-decap
 CHECK=$XS_TOP/tests/ns/bpftool_view.py
 VIP4=10.77.0.1
 VIP6=fd00:77::1
@@ -68,11 +67,11 @@ t_every_map_reads_well() {
 	T=$XS_TMP/dumps
 	mkdir -p "$T"
 	populate
-	"$PYTHON" "$CHECK" "$PIN_ROOT/$IF_STEER" "$T"
-	"$PYTHON" "$CHECK" "$DECAP_ROOT/$IF_CLIENT" "$T"
+	"$PYTHON" "$CHECK" "$(pin_dir "$NS_STEER" "$IF_STEER")" "$T"
+	"$PYTHON" "$CHECK" "$(decap_pin_dir "$NS_CLIENT" "$IF_CLIENT")" "$T"
 	# Every pinned map, whatever this build pins: a map the checker skipped would be missing here.
 	local pinned=0 f
-	for f in "$PIN_ROOT/$IF_STEER"/* "$DECAP_ROOT/$IF_CLIENT"/*; do
+	for f in "$(pin_dir "$NS_STEER" "$IF_STEER")"/* "$(decap_pin_dir "$NS_CLIENT" "$IF_CLIENT")"/*; do
 		bpftool map show pinned "$f" >/dev/null 2>&1 && pinned=$((pinned + 1))
 	done
 	assert_eq "pinned maps dumped" "$(find "$T" -name '*.json' | wc -l)" "$pinned"
@@ -119,12 +118,12 @@ t_dumps_answer_the_questions() {
 }
 ns_needs dumps_answer_the_questions every_map_reads_well
 
-# The decap pins are not under $PIN_ROOT: lib.sh's cleanup does not know them.
+# The decap pins are not registered with lib.sh's cleanup: removed here.
 # (set +e first: the trap runs under set -e, and the exit status is kept for cleanup.)
 _bt_cleanup() {
 	local rc=$?
 	set +e
-	rm -rf -- "${DECAP_ROOT:?}/$IF_CLIENT"
+	rm -rf -- "$(decap_pin_dir "$NS_CLIENT" "$IF_CLIENT")"
 	(exit "$rc")
 	cleanup
 }

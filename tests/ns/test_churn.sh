@@ -181,7 +181,7 @@ t_tcp_churn() {
 		--max-seconds 120 --out "$T.raw.json"
 	sleep 0.5
 	run_in "$NS_CL" "$PYTHON" "$DRIVE" --ns "$NS_LB" --iface "$IF_LB" --xs "$XS" --bpftool "$BPFTOOL" \
-		--pin-dir "$PIN_ROOT/$IF_LB" --changes "$N_CHANGES" --min-seconds "$MIN_SECONDS" \
+		--pin-dir "$(pin_dir "$NS_LB" "$IF_LB")" --changes "$N_CHANGES" --min-seconds "$MIN_SECONDS" \
 		--seed "$SEED_TCP" --dir "$T.conf" --out "$T.drive.json" \
 		service --svc "$SVC" --vip "$VIP" --port "$PORT" --stable "$stable_ips" --churn "$churn_ips" \
 		--start "$start_ips" --final "$final_ips" --src "$CL4" --probe-ports 40000-40999
@@ -276,7 +276,7 @@ t_udp_cpu_churn() {
 		--stop-file "$T.stop" --max-seconds 120 --out "$T.sent.json"
 	sleep 1
 	run_in "$NS_CLIENT" "$PYTHON" "$DRIVE" --ns "$NS_STEER" --iface "$IF_STEER" --xs "$XS" \
-		--bpftool "$BPFTOOL" --pin-dir "$PIN_ROOT/$IF_STEER" --changes "$N_CHANGES" \
+		--bpftool "$BPFTOOL" --pin-dir "$(pin_dir "$NS_STEER" "$IF_STEER")" --changes "$N_CHANGES" \
 		--min-seconds "$MIN_SECONDS" --seed "$SEED_UDP" --dir "$T.conf" --out "$T.drive.json" queues
 	sleep 1   # the flows keep going on the final state
 	touch "$T.stop"

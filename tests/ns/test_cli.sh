@@ -368,7 +368,7 @@ t_status_json_one_broken() {
 		"$(pyx 'sorted(["'"$IF_STEER"'", "'"$DEV_A"'"])' "$O")"
 	# Broken as an attachment by another version would be: a pin missing.
 	# detach still removes it (test_steer.sh checks that).
-	rm "$PIN_ROOT/$DEV_A/xs_epoch"
+	rm "$(pin_dir "$NS_STEER" "$DEV_A")/xs_epoch"
 	x status --json
 	cp "$O" "$XS_TMP/broken.out"
 	cp "$E" "$XS_TMP/broken.err"

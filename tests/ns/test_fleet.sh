@@ -255,7 +255,8 @@ wait_paths() {
 
 # snap I OUT: what a commit would change on LB I: pools, services, targets, xs_self, the epoch.
 snap() {
-	local f d=$PIN_ROOT/$(lb_if "$1")
+	local f d
+	d=$(pin_dir "$(lb_ns "$1")" "$(lb_if "$1")")
 	for f in "$d"/xs_services "$d"/xs_vips "$d"/xs_targets "$d"/xs_self "$d"/xs_epoch "$d"/pool*; do
 		echo "== ${f##*/}"
 		"$BPFTOOL" map dump pinned "$f"
@@ -272,7 +273,7 @@ same_snaps() { # BEFORE AFTER WHAT
 # pool_dump I: the pool maps of LB I as bpftool prints them.
 pool_dump() {
 	local f
-	for f in "$PIN_ROOT/$(lb_if "$1")"/pool*; do
+	for f in "$(pin_dir "$(lb_ns "$1")" "$(lb_if "$1")")"/pool*; do
 		echo "== ${f##*/}"
 		"$BPFTOOL" map dump pinned "$f"
 	done
@@ -411,7 +412,7 @@ t_host_dies() {
 	h=$XS_TMP/hold
 	# Each connection's backend under the configuration now, on a host that lives on.
 	fleet decide --ns "$(lb_ns 1)" --iface "$(lb_if 1)" --xs "$XS" --bpftool "$BPFTOOL" \
-		--pin-dir "$PIN_ROOT/$(lb_if 1)" --pools pool1 --pool pool1 --src "$CL4" \
+		--pin-dir "$(pin_dir "$(lb_ns 1)" "$(lb_if 1)")" --pools pool1 --pool pool1 --src "$CL4" \
 		--sports "$HOLD_PORTS" --vip "$VIP" --port "$PORT" --out "$T.decide.json"
 	pyx '{"same": sum(d1[f].get("decision") == b for f, b in ((f"'"$CL4"':{p}", b) for p, b in d0.items())), "moved by a change": sum(d1[f].get("decision") != b for f, b in ((f"'"$CL4"':{p}", b) for p, b in d0.items()))}' \
 		"$h.ready" "$T.decide.json" | tee "$T.classes.json"
@@ -457,7 +458,7 @@ lookups() {
 # by_address I: LB I's pools, target ids read as backend addresses (headers whole, digest included).
 by_address() {
 	fleet pools --ns "$(lb_ns "$1")" --iface "$(lb_if "$1")" --xs "$XS" --bpftool "$BPFTOOL" \
-		--pin-dir "$PIN_ROOT/$(lb_if "$1")" --pools pool0,pool1 |
+		--pin-dir "$(pin_dir "$(lb_ns "$1")" "$(lb_if "$1")")" --pools pool0,pool1 |
 		pyx '{n: [p["hdr"], p["buckets"]] for n, p in d.items()}' -
 }
 

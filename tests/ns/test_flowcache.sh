@@ -22,14 +22,14 @@ fi
 
 # shellcheck source=tests/ns/lib.sh
 . "$(dirname "$0")/lib.sh"
-# Names of this suite's own: pins under $PIN_ROOT are global.
+# Names of this suite's own, apart from lib.sh's defaults.
 NS_STEER=pfl-$RUN_ID
 NS_CLIENT=pfc-$RUN_ID
 IF_STEER=pfa$RUN_ID
 IF_CLIENT=pfb$RUN_ID
 
 cache_entries() {
-	bpftool -j map show pinned "$PIN_ROOT/$IF_STEER/xs_flow_cache" | pyx 'd["max_entries"]' -
+	bpftool -j map show pinned "$(pin_dir "$NS_STEER" "$IF_STEER")/xs_flow_cache" | pyx 'd["max_entries"]' -
 }
 
 t_size_kept_across_upgrade() {
@@ -91,7 +91,7 @@ t_bad_sizes_refused() {
 		expect_error "--flow-cache-size $v" "--flow-cache-size: '$v' is not a" \
 			xs attach "$IF_STEER" --flow-cache-size "$v"
 	done
-	assert_eq "attached after refused sizes" "$(test -e "$PIN_ROOT/$IF_STEER" && echo yes || echo no)" no
+	assert_eq "attached after refused sizes" "$(test -e "$(pin_dir "$NS_STEER" "$IF_STEER")" && echo yes || echo no)" no
 }
 
 main() {

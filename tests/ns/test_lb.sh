@@ -352,7 +352,7 @@ e2e() {
 	if [ "$dc" = - ]; then
 		assert_eq "no_neigh (l2, managed neighbours)" "$(pyx 'd["counters"]["no_neigh"]' "$T.stats.json")" 0
 		for i in "${BES[@]}"; do
-			[ ! -e "$DECAP_PIN_ROOT/$(be_if "$i")" ] || fail "decap is attached on backend $i"
+			[ ! -e "$(decap_pin_dir "$(be_ns "$i")" "$(be_if "$i")")" ] || fail "decap is attached on backend $i"
 			if ip -n "$(be_ns "$i")" -d link show dev "$(be_if "$i")" | grep -q 'prog/xdp'; then
 				fail "backend $i has an XDP program"
 			fi
@@ -498,14 +498,14 @@ t_cross_host_consistency() {
 # ---- 7. Bad service and backend commands -------------------------------------
 
 e_snap() {
-	local f
+	local f d
+	d=$(pin_dir "$NS_LBA" "$IF_LBA")
 	{
-		for f in "$PIN_ROOT/$IF_LBA"/xs_services "$PIN_ROOT/$IF_LBA"/xs_vips \
-			"$PIN_ROOT/$IF_LBA"/xs_targets "$PIN_ROOT/$IF_LBA"/xs_self "$PIN_ROOT/$IF_LBA"/pool*; do
+		for f in "$d"/xs_services "$d"/xs_vips "$d"/xs_targets "$d"/xs_self "$d"/pool*; do
 			echo "== $f"
 			"$BPFTOOL" map dump pinned "$f"
 		done
-		ls "$PIN_ROOT/$IF_LBA"
+		ls "$d"
 		lba service list "$IF_LBA" --json
 	} >"$1"
 }

@@ -20,7 +20,8 @@ fi
 . "$(dirname "$0")/lib.sh"
 
 t_pin_permissions() {
-	local dir=$PIN_ROOT/$IF_STEER f mode bad=0
+	local dir f mode bad=0
+	dir=$(pin_dir "$NS_STEER" "$IF_STEER")
 	attach >/dev/null
 	xs target add "$IF_STEER" cpu 0 >/dev/null
 	mode=$(stat -c '%a %U' "$dir")
@@ -36,7 +37,8 @@ t_pin_permissions() {
 }
 
 t_planted_symlink_refused() {
-	local dir=$PIN_ROOT/$IF_STEER before after out rc id
+	local dir before after out rc id
+	dir=$(pin_dir "$NS_STEER" "$IF_STEER")
 	attach >/dev/null
 	xs target add "$IF_STEER" cpu 0 >/dev/null
 	before=$(bpftool map dump pinned "$dir/xs_targets" | md5sum)

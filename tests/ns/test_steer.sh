@@ -212,7 +212,7 @@ t_growth_keeps_pinned_flows() {
 	assert_eq "flow_hit" "$(pyx 'd["counters"]["flow_hit"]' "$T.s2.json")" "$((2 * K))"
 	assert_eq "flow_repin" "$(pyx 'd["counters"]["flow_repin"]' "$T.s2.json")" 0
 	# bpftool shows each CPU's counters by name; their sum is what stats printed.
-	"$BPFTOOL" -j map dump pinned "$PIN_ROOT/$IF_STEER/xs_counters" >"$T.dump.json"
+	"$BPFTOOL" -j map dump pinned "$(pin_dir "$NS_STEER" "$IF_STEER")/xs_counters" >"$T.dump.json"
 	assert_eq "flow_hit summed over bpftool's per-CPU blocks" \
 		"$(pyx 'sum(e["formatted"]["value"]["flow_hit"] for e in d)' "$T.dump.json")" "$((2 * K))"
 }
@@ -256,10 +256,10 @@ t_shuffle_smoke() {
 # 5. Bad input: one clear line on stderr, non-zero exit, no change in state.
 snap() {
 	{
-		"$BPFTOOL" map dump pinned "$PIN_ROOT/$IF_STEER/xs_targets"
-		"$BPFTOOL" map dump pinned "$PIN_ROOT/$IF_STEER/pool0"
+		"$BPFTOOL" map dump pinned "$(pin_dir "$NS_STEER" "$IF_STEER")/xs_targets"
+		"$BPFTOOL" map dump pinned "$(pin_dir "$NS_STEER" "$IF_STEER")/pool0"
 		ip -n "$NS_STEER" -d link show dev "$IF_STEER" | grep -o 'prog/xdp id [0-9]*'
-		ls "$PIN_ROOT"
+		ls "$(ns_root "$NS_STEER" "$PIN_ROOT")"
 	} >"$1"
 }
 same_state() { # WHAT
@@ -299,7 +299,7 @@ t_cli_errors() {
 	expect_error "--seed not 32 hex digits" "seed" xs attach "$IF_STEER" --seed 1234
 	same_state "after the bad commands on an attached interface"
 	expect_error "--hand-size 0 on a free interface" "hand-size" xs attach "$DEV_B" --hand-size 0
-	[ ! -e "$PIN_ROOT/$DEV_B" ] || fail "a rejected attach left $PIN_ROOT/$DEV_B"
+	[ ! -e "$(pin_dir "$NS_STEER" "$DEV_B")" ] || fail "a rejected attach left $(pin_dir "$NS_STEER" "$DEV_B")"
 
 	# Not root, and bpffs missing (in a private mount namespace only).
 	mkdir -p "$XS_TMP/nobody"
@@ -328,7 +328,7 @@ t_cli_errors() {
 	grep -q "xdp off" "$XS_TMP/ee.err" && fail "the advice removes a program that is not ours"
 	assert_eq "foreign program untouched" \
 		"$(ip -n "$NS_STEER" -d link show dev "$DEV_B" | grep -o 'prog/xdp id [0-9]*')" "$before_id"
-	[ ! -e "$PIN_ROOT/$DEV_B" ] || fail "a rejected attach left $PIN_ROOT/$DEV_B"
+	[ ! -e "$(pin_dir "$NS_STEER" "$DEV_B")" ] || fail "a rejected attach left $(pin_dir "$NS_STEER" "$DEV_B")"
 	run_in "$NS_STEER" ip link set dev "$DEV_B" xdp off
 
 	# No targets: lookup explains, packets pass (counted no_targets) and arrive.
@@ -346,11 +346,11 @@ t_cli_errors() {
 
 	# An attachment by another version of xdpsteer, made here by taking a map
 	# pin away: commands say what is missing and what to do; detach works.
-	rm "$PIN_ROOT/$IF_STEER/xs_epoch"
+	rm "$(pin_dir "$NS_STEER" "$IF_STEER")/xs_epoch"
 	expect_error "a map pin missing" "has no xs_epoch: another version of xdpsteer.*detach" \
 		xs stats "$IF_STEER"
 	xs detach "$IF_STEER" >/dev/null
-	[ ! -e "$PIN_ROOT/$IF_STEER" ] || fail "detach left $PIN_ROOT/$IF_STEER"
+	[ ! -e "$(pin_dir "$NS_STEER" "$IF_STEER")" ] || fail "detach left $(pin_dir "$NS_STEER" "$IF_STEER")"
 	echo "ok: an attachment missing a map pin is refused with advice, and detached"
 
 	# Shuffle entropy: hand 15 allows 16 targets (16^15 = 2^60), not 17.

@@ -267,7 +267,7 @@ t_live() {
 # pins_ids IFACE: every pin of the attachment with the id of what it holds.
 pins_ids() {
 	local p
-	for p in "$PIN_ROOT/$1"/*; do
+	for p in "$(pin_dir "$NS_STEER" "$1")"/*; do
 		case ${p##*/} in
 		prog_*) echo "${p##*/} $("$BPFTOOL" -j prog show pinned "$p" | pyx 'd["id"]' /dev/stdin)" ;;
 		link_*) echo "${p##*/} $("$BPFTOOL" -j link show pinned "$p" | pyx 'd["id"]' /dev/stdin)" ;;
@@ -305,7 +305,7 @@ t_nothing_attached() {
 	xs_detach_quiet "$NS_STEER" "$IF_STEER"
 	expect_error "upgrade without an attachment" "is not attached to $IF_STEER" xs upgrade "$IF_STEER"
 	expect_error "upgrade of no such interface" "not found" xs upgrade "${IF_STEER}x"
-	[ ! -e "$PIN_ROOT/$IF_STEER" ] || fail "the failed upgrade left pins"
+	[ ! -e "$(pin_dir "$NS_STEER" "$IF_STEER")" ] || fail "the failed upgrade left pins"
 }
 
 # ---------------------------------------------------------------------------

@@ -27,6 +27,25 @@
 #include "metrics_http.h"
 #include "state.h"
 
+/* The parent directory of @dir, if it is missing: one level, mode 0755. */
+static int xs_mkdir_parent(const char *dir)
+{
+	char parent[PATH_MAX], *slash;
+
+	snprintf(parent, sizeof(parent), "%s", dir);
+	slash = strrchr(parent, '/');
+	if (!slash || slash == parent)
+		return 0;
+	*slash = 0;
+	if (mkdir(parent, 0755) && errno != EEXIST) {
+		int err = -errno;
+
+		pr_warn("cannot create %s: %s\n", parent, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
 #define XS_AGENT_CHECK_MS 1000	/* how often attachments are looked at */
 
 
@@ -158,6 +177,9 @@ static int xs_agent_setup(struct xs_agent *a, const struct xs_agent_opts *o)
 		snprintf(a->ifc[i].name, sizeof(a->ifc[i].name), "%s", o->ifaces[i]);
 	}
 	a->n_ifc = o->n_ifaces;
+	/* The default outside the initial namespace, /run/xdpsteer/netns:COOKIE, needs its parent. */
+	if (xs_mkdir_parent(o->run_dir))
+		return -EIO;
 	if (mkdir(o->run_dir, 0755) && errno != EEXIST) {
 		pr_warn("cannot create %s: %s\n", o->run_dir, strerror(errno));
 		return -errno;

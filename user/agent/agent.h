@@ -13,6 +13,7 @@
 
 #define XS_AGENT_MAX_IFACES 8
 #define XS_AGENT_MAX_FILES 4
+/* The default --run-dir, here in the initial network namespace, else under it (netns.h). */
 #define XS_AGENT_RUN_DIR "/run/xdpsteer"
 #define XS_AGENT_PREFIX "/xdpsteer"
 #define XS_AGENT_VIP_DEV "xsvip0"

@@ -59,21 +59,26 @@ static void xs_capture_end(struct xs_capture *c, char *first, size_t len)
 
 /* ---- applying ---------------------------------------------------------------- */
 
-/* The id of the program pinned for @ifname, if the interface is here and attached; else 0. */
+/*
+ * The id of the program pinned for @ifname, if the interface is here and that
+ * program runs on it; else 0. Pins whose program was removed by hand are not
+ * an attachment: the agent withdraws the VIPs rather than announce them.
+ */
 __u32 xs_agent_prog_id(const char *ifname)
 {
 	struct bpf_prog_info info = { 0 };
-	__u32 len = sizeof(info);
-	char path[PATH_MAX];
+	__u32 len = sizeof(info), running;
+	char dir[PATH_MAX], path[PATH_MAX];
+	unsigned int ifindex = if_nametoindex(ifname);
 	int fd;
 
-	if (!if_nametoindex(ifname) || !xs_is_attached(ifname))
+	if (!ifindex || !xs_is_attached(ifname) || xs_pin_dir(dir, sizeof(dir), ifname) ||
+	    xs_pin_path(path, sizeof(path), dir, XS_PIN_PROG_XDP))
 		return 0;
-	snprintf(path, sizeof(path), "%s/%s/%s", XS_PIN_ROOT, ifname, XS_PIN_PROG_XDP);
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return 0;
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) || !xs_xdp_runs((int)ifindex, info.id, &running))
 		info.id = 0;
 	close(fd);
 	return info.id;

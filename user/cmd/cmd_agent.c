@@ -16,6 +16,7 @@
 #include "json.h"
 #include "log.h"
 #include "metrics_http.h"
+#include "netns.h"
 #include "parse.h"
 
 /* The password of --password-file: its first line. */
@@ -148,7 +149,7 @@ int xs_cmd_agent(const struct xs_args *a)
 	struct xs_agent_opts o = {
 		.prefix = xs_arg(a, "prefix") ?: XS_AGENT_PREFIX,
 		.host = xs_arg(a, "host"),
-		.run_dir = xs_arg(a, "run-dir") ?: XS_AGENT_RUN_DIR,
+		.run_dir = xs_arg(a, "run-dir"),
 		.bird = xs_arg(a, "bird"),
 		.vip_dev = xs_arg(a, "vip-dev") ?: XS_AGENT_VIP_DEV,
 		.metrics = xs_arg(a, "metrics"),
@@ -162,6 +163,7 @@ int xs_cmd_agent(const struct xs_args *a)
 		},
 	};
 	struct sockaddr_storage metrics_addr;
+	char run_dir[PATH_MAX];
 	socklen_t metrics_len;
 	char hostname[256], unit_dir[PATH_MAX];
 	char *password = NULL;
@@ -169,6 +171,13 @@ int xs_cmd_agent(const struct xs_args *a)
 	__u32 ttl;
 	int i, err;
 
+	/* Agents of two namespaces must not share a control socket or health files. */
+	if (!o.run_dir) {
+		err = xs_netns_dir(run_dir, sizeof(run_dir), XS_AGENT_RUN_DIR);
+		if (err)
+			return err;
+		o.run_dir = run_dir;
+	}
 	/* -f FILE, any number of times (the parser collects them in order). */
 	for (i = 0; i < a->nfiles && i < XS_AGENT_MAX_FILES; i++)
 		o.files[o.n_files++] = a->files[i];
@@ -181,7 +190,7 @@ int xs_cmd_agent(const struct xs_args *a)
 	/*
 	 * Without a source, a request word goes to the running agent; else it
 	 * names an interface. REQUEST IFACE: the systemd unit's agent for IFACE,
-	 * whose run directory is XS_AGENT_RUN_DIR/IFACE (unless --run-dir).
+	 * whose run directory is IFACE under the default one (unless --run-dir).
 	 */
 	if (!o.n_files && !o.etcd.endpoints && (o.n_ifaces == 1 || o.n_ifaces == 2) &&
 	    (!strcmp(o.ifaces[0], "drain") || !strcmp(o.ifaces[0], "undrain") ||
@@ -193,7 +202,7 @@ int xs_cmd_agent(const struct xs_args *a)
 					o.ifaces[1]);
 				return -EINVAL;
 			}
-			snprintf(unit_dir, sizeof(unit_dir), "%s/%s", XS_AGENT_RUN_DIR, o.ifaces[1]);
+			snprintf(unit_dir, sizeof(unit_dir), "%s/%s", o.run_dir, o.ifaces[1]);
 			o.run_dir = unit_dir;
 		}
 		return xs_agent_request(a, o.run_dir, o.ifaces[0]);

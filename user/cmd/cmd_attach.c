@@ -226,15 +226,10 @@ static int xs_status_one(const char *ifname, xs_json *arr)
 		cache_slots = 0;
 		xs_status_warn_flows(&h);
 	}
+	/* xs_open() checked that our program is on the interface: only its mode is left to read. */
 	mp = xdp_multiprog__get_from_ifindex(h.ifindex);
 	if (!libxdp_get_error(mp)) {
-		struct xdp_program *p = xdp_multiprog__main_prog(mp);
-
-		/* Replaced: a legacy program that is not ours sits on the interface. */
-		if (!(p && xdp_program__id(p) == pinfo.id) && xdp_multiprog__is_legacy(mp))
-			mode = "replaced";
-		else
-			mode = xs_name_of(xs_mode_names, xdp_multiprog__attach_mode(mp));
+		mode = xs_name_of(xs_mode_names, xdp_multiprog__attach_mode(mp));
 		xdp_multiprog__close(mp);
 	}
 	xs_format_fields(pool.hdr.flow_fields, fields, sizeof(fields));
@@ -251,6 +246,7 @@ static int xs_status_one(const char *ifname, xs_json *arr)
 
 		xj_str(o, "ifname", h.ifname);
 		xj_int(o, "ifindex", h.ifindex);
+		xj_str(o, "state_dir", h.dir);
 		xj_u64(o, "prog_id", pinfo.id);
 		xj_str(o, "mode", mode);
 		xj_str(o, "version", build.version);
@@ -295,7 +291,7 @@ static int xs_status_one(const char *ifname, xs_json *arr)
 		if (build.upgrades)
 			printf(", %u upgrade%s, last from %s", build.upgrades,
 			       build.upgrades == 1 ? "" : "s", build.previous);
-		printf("\n");
+		printf("\n  state in %s\n", h.dir);
 	}
 out_pool:
 	xs_pool_free(&pool);
@@ -307,6 +303,7 @@ out:
 int xs_cmd_status(const struct xs_args *a)
 {
 	xs_json *arr = xs_flag(a, "json") ? xj_arr() : NULL;
+	char root[PATH_MAX];
 	struct dirent *de;
 	int err = 0, n = 0, hidden = 0;
 	DIR *d;
@@ -315,19 +312,19 @@ int xs_cmd_status(const struct xs_args *a)
 		err = xs_status_one(a->pos[0], arr);
 		goto out;
 	}
-	err = xs_check_env();
+	err = xs_check_env() ?: xs_pins_root(root, sizeof(root));
 	if (err)
 		goto out;
-	d = opendir(XS_PIN_ROOT);
+	d = opendir(root);
 	while (d && (de = readdir(d))) {
-		if (de->d_name[0] == '.' || !xs_is_attached(de->d_name))
+		/* netns:COOKIE holds other namespaces' attachments: not ours to show. */
+		if (de->d_name[0] == '.' || strchr(de->d_name, ':') || !xs_is_attached(de->d_name))
 			continue;
-		/* Pins are global, interfaces are per network namespace. */
 		if (!if_nametoindex(de->d_name)) {
 			if (!arr)
-				printf("%s: pinned, but no such interface in this network namespace "
-				       "(in another one, or deleted: xdpsteer detach %s cleans up)\n",
-				       de->d_name, de->d_name);
+				printf("%s: pinned in %s/%s, but no such interface in this network "
+				       "namespace (deleted: xdpsteer detach %s cleans up)\n",
+				       de->d_name, root, de->d_name, de->d_name);
 			hidden++;
 			continue;
 		}

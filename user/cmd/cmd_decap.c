@@ -2,7 +2,8 @@
 /*
  * decap attach / detach / stats: the backend side of ipip and gue delivery,
  * for hosts without ipip, ip6tnl or fou devices. State is pinned under
- * /sys/fs/bpf/xdpsteer-decap/IFACE/.
+ * /sys/fs/bpf/xdpsteer-decap/IFACE/ in the initial network namespace, and
+ * /sys/fs/bpf/xdpsteer-decap/netns:COOKIE/IFACE/ in any other (netns.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +22,7 @@
 #include "commands.h"
 #include "json.h"
 #include "log.h"
+#include "netns.h"
 #include "handle.h"
 #include "pool.h"
 #include "stats.h"
@@ -34,9 +36,14 @@
 
 static int xs_decap_dir(char *buf, size_t len, const char *ifname)
 {
-	int n = snprintf(buf, len, "%s/%s", XS_DECAP_ROOT, ifname);
+	char root[PATH_MAX];
+	int n;
 
-	if (n < 0 || (size_t)n >= len || strchr(ifname, '/') || ifname[0] == '.') {
+	if (xs_netns_dir(root, sizeof(root), XS_DECAP_ROOT))
+		return -EINVAL;
+	n = snprintf(buf, len, "%s/%s", root, ifname);
+	if (n < 0 || (size_t)n >= len || strchr(ifname, '/') || strchr(ifname, ':') ||
+	    ifname[0] == '.') {
 		pr_warn("interface name '%s' cannot name a pin directory\n", ifname);
 		return -EINVAL;
 	}
@@ -101,6 +108,10 @@ int xs_cmd_decap_attach(const struct xs_args *a)
 	if (xs_decap_dir(dir, sizeof(dir), ifname))
 		return -EINVAL;
 	if (!faccessat(AT_FDCWD, dir, F_OK, AT_EACCESS)) {
+		/* Another interface's state (its program is not here) is never clobbered. */
+		err = xs_pin_owner_check(dir, "prog", ifname, ifindex);
+		if (err)
+			return err;
 		pr_warn("the decap program is already attached to %s (run: xdpsteer decap detach "
 			"%s)\n", ifname, ifname);
 		return -EEXIST;
@@ -108,7 +119,9 @@ int xs_cmd_decap_attach(const struct xs_args *a)
 	err = xs_check_iface_free(ifname, ifindex);
 	if (err)
 		return err;
-	if ((mkdir(XS_DECAP_ROOT, 0700) && errno != EEXIST) || mkdir(dir, 0700)) {
+	if (xs_netns_mkdir(XS_DECAP_ROOT, 0700))
+		return -EIO;
+	if (mkdir(dir, 0700)) {
 		err = -errno;
 		pr_warn("cannot create pin directory %s: %s\n", dir, strerror(errno));
 		return err;
@@ -167,6 +180,7 @@ fail:
 	xdp_program__close(xp);
 	xs_decap__destroy(skel);
 	xs_unpin_all(dir);
+	xs_netns_rmdir(XS_DECAP_ROOT);
 	return err ? err : -EINVAL;
 }
 
@@ -188,6 +202,14 @@ int xs_cmd_decap_detach(const struct xs_args *a)
 		return -ENOENT;
 	}
 	ifindex = (int)if_nametoindex(ifname);
+	/* Pins whose program runs elsewhere are left alone: that program would run on, unmanaged. */
+	if (ifindex) {
+		err = xs_pin_owner_check(dir, "prog", ifname, ifindex);
+		if (err) {
+			close(fd);
+			return err;
+		}
+	}
 	xp = xdp_program__from_fd(fd);
 	if (ifindex && !libxdp_get_error(xp))
 		err = xdp_program__detach(xp, ifindex, XDP_MODE_UNSPEC, 0);
@@ -199,6 +221,7 @@ int xs_cmd_decap_detach(const struct xs_args *a)
 		return err;
 	}
 	err = xs_unpin_all(dir);
+	xs_netns_rmdir(XS_DECAP_ROOT);
 	if (!err)
 		printf("detached the decap program from %s\n", ifname);
 	return err;
@@ -229,6 +252,13 @@ int xs_cmd_decap_stats(const struct xs_args *a)
 		pr_warn("the decap program is not attached to %s (run: xdpsteer decap attach "
 			"%s)\n", a->pos[0], a->pos[0]);
 		return -ENOENT;
+	}
+	/* Counters of a program that is not on this interface here are not its counters. */
+	err = xs_ifindex(a->pos[0]);
+	err = err < 0 ? err : xs_pin_owner_check(dir, "prog", a->pos[0], err);
+	if (err) {
+		close(fd);
+		return err;
 	}
 	nr_cpus = libbpf_num_possible_cpus();
 	/* One struct xs_decap_counter_block per CPU: XS_D_MAX counters each. */

@@ -295,9 +295,10 @@ void xs_help_all(FILE *f)
 		xs_usage_cmd(c, f);
 	fprintf(f, "\nCommand words may be shortened to a unique prefix (xdpsteer t l eth0 = "
 		   "xdpsteer target list eth0);\noptions may come anywhere after xdpsteer. IPv6 "
-		   "endpoints are written [addr]:port.\nState lives in %s/IFACE/. man xdpsteer "
-		   "has the rest.\n%s",
-		"/sys/fs/bpf/xdpsteer", xs_common);
+		   "endpoints are written [addr]:port.\nState lives in %s/IFACE/, or in\n"
+		   "%s/netns:COOKIE/IFACE/ outside the initial network namespace\n(xdpsteer "
+		   "status IFACE prints it). man xdpsteer has the rest.\n%s",
+		XS_PIN_ROOT, XS_PIN_ROOT, xs_common);
 }
 
 /* A usage error: its line was printed; now the short usage of where it happened. */

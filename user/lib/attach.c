@@ -21,6 +21,7 @@
 #include "log.h"
 #include "map_sizes.h"
 #include "names.h"
+#include "netns.h"
 #include "xdpsteer.skel.h"
 
 int xs_set_pin_paths(struct xdpsteer *skel, const char *dir)
@@ -65,8 +66,12 @@ int xs_attach(const char *ifname, const struct xs_attach_cfg *c, const struct xs
 	if (xs_pin_dir(dir, sizeof(dir), ifname))
 		return -EINVAL;
 	if (xs_is_attached(ifname)) {
-		pr_warn("xdpsteer is already attached to %s (run: xdpsteer detach %s)\n", ifname,
-			ifname);
+		/* Its program elsewhere: the state of another interface, never clobbered. */
+		err = xs_pin_owner_check(dir, XS_PIN_PROG_XDP, ifname, ifindex);
+		if (err)
+			return err;
+		pr_warn("xdpsteer is already attached to %s, state in %s (run: xdpsteer detach "
+			"%s)\n", ifname, dir, ifname);
 		return -EEXIST;
 	}
 	err = xs_check_iface_free(ifname, ifindex);
@@ -74,7 +79,9 @@ int xs_attach(const char *ifname, const struct xs_attach_cfg *c, const struct xs
 		return err;
 	/* A directory without a program pin is left over from a crash: start clean. */
 	xs_unpin_all(dir);
-	if ((mkdir(XS_PIN_ROOT, 0700) && errno != EEXIST) || mkdir(dir, 0700)) {
+	if (xs_netns_mkdir(XS_PIN_ROOT, 0700))
+		return -EIO;
+	if (mkdir(dir, 0700)) {
 		err = -errno;
 		pr_warn("cannot create pin directory %s: %s\n", dir, strerror(errno));
 		return err;
@@ -213,6 +220,7 @@ fail:
 	xdp_program__close(xp);
 	xdpsteer__destroy(skel);
 	xs_unpin_all(dir);
+	xs_netns_rmdir(XS_PIN_ROOT);
 	return err ? err : -EINVAL;
 }
 
@@ -231,12 +239,18 @@ int xs_detach(const char *ifname)
 	if (!if_nametoindex(ifname) && !xs_pin_dir(dir, sizeof(dir), ifname) &&
 	    xs_is_attached(ifname)) {
 		err = xs_unpin_all(dir);
+		xs_netns_rmdir(XS_PIN_ROOT);
 		if (!err)
-			printf("%s no longer exists; removed its xdpsteer pins\n", ifname);
+			printf("%s no longer exists here; removed its xdpsteer pins (%s)\n", ifname,
+			       dir);
 		return err;
 	}
-	/* The program pin is all detach needs: an attachment by another version
-	 * of xdpsteer, with other maps, is detached all the same. */
+	/*
+	 * The program pin is all detach needs: an attachment by another version
+	 * of xdpsteer, with other maps, is detached all the same. xs_locate()
+	 * refuses pins whose program is not the one on this interface here:
+	 * removing them would leave that program running, unmanageable.
+	 */
 	err = xs_locate(ifname, &h);
 	if (err)
 		return err;
@@ -265,6 +279,7 @@ int xs_detach(const char *ifname)
 	if (err == -ENOENT)
 		pr_warn("%s: program was no longer attached; removing its pins\n", ifname);
 	err = xs_unpin_all(h.dir);
+	xs_netns_rmdir(XS_PIN_ROOT);
 	if (!err)
 		printf("detached xdpsteer from %s\n", ifname);
 	return err;

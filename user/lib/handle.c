@@ -146,10 +146,13 @@ int xs_locate(const char *ifname, struct xs_handle *h)
 		return err;
 	err = xs_check_not_link(h->dir);
 	if (err == -ENOENT || !xs_is_attached(ifname)) {
-		pr_warn("xdpsteer is not attached to %s (run: xdpsteer attach %s)\n", ifname,
-			ifname);
+		pr_warn("xdpsteer is not attached to %s in this network namespace (no %s; run: "
+			"xdpsteer attach %s)\n", ifname, h->dir, ifname);
 		return -ENOENT;
 	}
+	if (err)
+		return err;
+	err = xs_pin_owner_check(h->dir, XS_PIN_PROG_XDP, ifname, h->ifindex);
 	if (err)
 		return err;
 	h->nr_cpus = libbpf_num_possible_cpus();

@@ -44,7 +44,11 @@ struct xs_handle {
 /* The capabilities, and bpffs mounted: what every command that touches BPF needs. */
 int xs_check_env(void);
 int xs_ifindex(const char *ifname);
-/* The attachment on @ifname: interface, pin directory, CPU count; no map opened. */
+/*
+ * The attachment on @ifname in this network namespace: interface, pin
+ * directory, CPU count; no map opened. Refused (-ESTALE, printed) unless the
+ * pinned program is the one attached to the interface here.
+ */
 int xs_locate(const char *ifname, struct xs_handle *h);
 /* xs_locate(), then every pinned map and the mapped epoch; xs_close() undoes it. */
 int xs_open(const char *ifname, struct xs_handle *h);

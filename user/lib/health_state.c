@@ -16,6 +16,7 @@
 #include "endpoint.h"
 #include "health_state.h"
 #include "names.h"
+#include "netns.h"
 #include "parse.h"
 #include "service.h"
 
@@ -32,12 +33,18 @@ const struct xs_name xs_health_names[] = {
  */
 static void xs_health_path(char *buf, size_t len, const char *dir, const char *ifname)
 {
+	char def[PATH_MAX];
+
+	/* The default is keyed by network namespace, as the agent's run directory is. */
 	if (!dir) {
-		snprintf(buf, len, "%s/%s/health-%s", XS_HEALTH_DIR, ifname, ifname);
+		if (xs_netns_dir(def, sizeof(def), XS_HEALTH_DIR))
+			def[0] = 0;
+		snprintf(buf, len, "%s/%s/health-%s", def, ifname, ifname);
 		if (!access(buf, F_OK))
 			return;
+		dir = def;
 	}
-	snprintf(buf, len, "%s/health-%s", dir ? dir : XS_HEALTH_DIR, ifname);
+	snprintf(buf, len, "%s/health-%s", dir, ifname);
 }
 
 int xs_health_write(const char *dir, const char *ifname, const struct xs_health_state *st)

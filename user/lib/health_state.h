@@ -44,8 +44,9 @@ struct xs_health_state {
 extern const struct xs_name xs_health_names[];	/* "unknown", "up", "down" */
 
 /*
- * @dir's health-@ifname into @st; @dir NULL: XS_HEALTH_DIR/@ifname's (the
- * systemd unit's), else XS_HEALTH_DIR's. -ENOENT: no agent checks it.
+ * @dir's health-@ifname into @st; @dir NULL: the default run directory
+ * (XS_HEALTH_DIR, keyed by network namespace as netns.h says), its
+ * @ifname/ subdirectory first (the systemd unit's). -ENOENT: no agent checks it.
  */
 int xs_health_read(const char *dir, const char *ifname, struct xs_health_state *st);
 /* Written whole: to a temporary file renamed over the old one. */

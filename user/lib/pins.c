@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * Pin directories, /sys/fs/bpf/xdpsteer/IFACE/: naming, creating, securing
- * and removing them, and the XDP slot of an interface.
+ * Pin directories, /sys/fs/bpf/xdpsteer/IFACE/ in the initial network
+ * namespace and /sys/fs/bpf/xdpsteer/netns:COOKIE/IFACE/ in any other
+ * (netns.c): naming, creating, securing and removing them, whether their
+ * program is the one on the interface, and the XDP slot of an interface.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -14,16 +16,33 @@
 #include <bpf/bpf.h>
 #include <xdp/libxdp.h>
 #include "log.h"
+#include "netns.h"
 #include "pins.h"
 #include "xs_common.h"
 
+int xs_pins_root(char *buf, size_t len)
+{
+	return xs_netns_dir(buf, len, XS_PIN_ROOT);
+}
+
 int xs_pin_dir(char *buf, size_t len, const char *ifname)
 {
-	int n = snprintf(buf, len, "%s/%s", XS_PIN_ROOT, ifname);
+	char root[PATH_MAX];
+	int n, err;
 
-	if (n < 0 || (size_t)n >= len || strchr(ifname, '/') || !strcmp(ifname, ".") ||
+	/* No interface is named so; ':' would also reach another namespace's directory. */
+	if (!*ifname || strchr(ifname, '/') || strchr(ifname, ':') || !strcmp(ifname, ".") ||
 	    !strcmp(ifname, "..")) {
-		pr_warn("interface name '%s' cannot name a pin directory\n", ifname);
+		pr_warn("interface name '%s' cannot name a pin directory (no interface name "
+			"contains '/' or ':')\n", ifname);
+		return -EINVAL;
+	}
+	err = xs_pins_root(root, sizeof(root));
+	if (err)
+		return err;
+	n = snprintf(buf, len, "%s/%s", root, ifname);
+	if (n < 0 || (size_t)n >= len) {
+		pr_warn("interface name '%s' cannot name a pin directory: too long\n", ifname);
 		return -EINVAL;
 	}
 	return 0;
@@ -86,6 +105,72 @@ int xs_unpin_all(const char *dir)
 		pr_warn("cannot remove %s: %s\n", dir, strerror(errno));
 	}
 	return err;
+}
+
+bool xs_xdp_runs(int ifindex, __u32 id, __u32 *running)
+{
+	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
+	struct xdp_program *p;
+	bool found = false;
+
+	*running = 0;
+	if (libxdp_get_error(mp))
+		return false; /* nothing attached */
+	p = xdp_multiprog__main_prog(mp);
+	if (p)
+		*running = xdp_program__id(p);
+	if (xdp_multiprog__is_legacy(mp)) {
+		found = p && xdp_program__id(p) == id;
+	} else {
+		for (p = xdp_multiprog__next_prog(NULL, mp); p && !found;
+		     p = xdp_multiprog__next_prog(p, mp))
+			found = xdp_program__id(p) == id;
+	}
+	p = xdp_multiprog__hw_prog(mp);
+	if (p && xdp_program__id(p) == id)
+		found = true;
+	xdp_multiprog__close(mp);
+	return found;
+}
+
+/*
+ * Pins are found by name, but the state belongs to the program it was made
+ * for: a directory whose program does not run on this ifindex here (the
+ * interface was deleted and made again, renamed, or its XDP program removed
+ * by hand) must not be read as this interface's, nor changed through it.
+ */
+int xs_pin_owner_check(const char *dir, const char *prog, const char *ifname, int ifindex)
+{
+	struct bpf_prog_info info = { 0 };
+	__u32 len = sizeof(info), running;
+	char path[PATH_MAX], what[64];
+	int fd, err;
+
+	err = xs_pin_path(path, sizeof(path), dir, prog);
+	if (err)
+		return err;
+	fd = bpf_obj_get(path);
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		err = -errno;
+		pr_warn("%s: cannot read the pinned program %s: %s\n", ifname, path,
+			strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	close(fd);
+	if (xs_xdp_runs(ifindex, info.id, &running))
+		return 0;
+	if (running)
+		snprintf(what, sizeof(what), "XDP program id %u runs there", running);
+	else
+		snprintf(what, sizeof(what), "no XDP program runs there");
+	pr_warn("%s: the state in %s is not this interface's: its program (id %u) is not "
+		"attached to %s (ifindex %d) in this network namespace, and %s; nothing changed "
+		"(if %s was deleted and made again, or its XDP program removed by hand, the "
+		"state is stale: remove it with `rm -r %s`, then attach again)\n",
+		ifname, dir, info.id, ifname, ifindex, what, ifname, dir);
+	return -ESTALE;
 }
 
 int xs_pin_obj(int fd, const char *dir, const char *name)

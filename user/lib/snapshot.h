@@ -70,7 +70,8 @@ int xs_dp_snapshot_read(const char *ifname, struct xs_dp_snapshot *s);
 void xs_dp_snapshot_free(struct xs_dp_snapshot *s);
 /*
  * Add the backends' health from the health file the agent keeps in @dir
- * (NULL: the default, /run/xdpsteer). No file, no agent checking: nothing
+ * (NULL: the default, /run/xdpsteer, or /run/xdpsteer/netns:COOKIE outside the
+ * initial network namespace). No file, no agent checking: nothing
  * is added, and every backend stays unchecked.
  */
 void xs_dp_snapshot_health(struct xs_dp_snapshot *s, const char *dir);
