@@ -38,7 +38,7 @@ cx() {
 }
 prop() { cx systemctl show -P "$2" "$UNIT$1.service"; }
 # A CLI that took "status IFACE" for two interfaces would run an agent: bounded.
-status_of() { cx timeout 5 /usr/local/sbin/xdpsteer agent status "$1"; }
+status_of() { cx timeout 5 /usr/local/sbin/xdpsteer agent status "$1" -j; }
 
 # wait_applied IFACE: until IFACE's agent answers with its file applied, no error.
 wait_applied() {
@@ -211,7 +211,7 @@ t_sandbox() {
 t_drain_survives_restart() {
 	local pid i
 	status_of "$IF_B" >/dev/null
-	cx timeout 5 /usr/local/sbin/xdpsteer agent drain "$IF_B" | pyx 'd["drained"]' - | grep -qx true ||
+	cx timeout 5 /usr/local/sbin/xdpsteer agent drain "$IF_B" -j | pyx 'd["drained"]' - | grep -qx true ||
 		fail "agent drain $IF_B did not drain"
 	pid=$(prop "$IF_B" MainPID)
 	cx kill -KILL "$pid"

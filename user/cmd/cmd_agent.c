@@ -190,7 +190,8 @@ int xs_cmd_agent(const struct xs_args *a)
 	/*
 	 * Without a source, a request word goes to the running agent; else it
 	 * names an interface. REQUEST IFACE: the systemd unit's agent for IFACE,
-	 * whose run directory is IFACE under the default one (unless --run-dir).
+	 * whose run directory is XS_AGENT_RUN_DIR/IFACE (unless --run-dir): the
+	 * unit names it, in whatever network namespace it runs.
 	 */
 	if (!o.n_files && !o.etcd.endpoints && (o.n_ifaces == 1 || o.n_ifaces == 2) &&
 	    (!strcmp(o.ifaces[0], "drain") || !strcmp(o.ifaces[0], "undrain") ||
@@ -202,7 +203,7 @@ int xs_cmd_agent(const struct xs_args *a)
 					o.ifaces[1]);
 				return -EINVAL;
 			}
-			snprintf(unit_dir, sizeof(unit_dir), "%s/%s", o.run_dir, o.ifaces[1]);
+			snprintf(unit_dir, sizeof(unit_dir), "%s/%s", XS_AGENT_RUN_DIR, o.ifaces[1]);
 			o.run_dir = unit_dir;
 		}
 		return xs_agent_request(a, o.run_dir, o.ifaces[0]);

@@ -42,8 +42,8 @@ static const struct xs_opt edit_opts[] = {
 };
 #define HEALTH_DIR_OPT \
 	{ "run-dir", "DIR", "where the agent keeps health-IFACE, the backends' health " \
-			    "(default /run/xdpsteer/IFACE, the unit's, else /run/xdpsteer; outside the " \
-			    "initial network namespace /run/xdpsteer/netns:COOKIE for /run/xdpsteer)" }
+			    "(default /run/xdpsteer/IFACE, the unit's, else /run/xdpsteer, or " \
+			    "/run/xdpsteer/netns:COOKIE outside the initial network namespace)" }
 static const struct xs_opt stats_opts[] = {
 	JSON_OPTS,
 	{ "per-cpu", NULL, "break each target down by CPU" },
@@ -121,8 +121,8 @@ static const struct xs_opt agent_opts[] = {
 	{ "password-file", "FILE", "etcd: the user's password, from FILE" },
 	{ "lease-ttl", "SECONDS", "the status key lives this long after the agent (default 10)" },
 	{ "run-dir", "DIR", "control socket, drain mark, bird route files, health files (default "
-			    "/run/xdpsteer; drain|undrain|status IFACE: /run/xdpsteer/IFACE; outside the "
-			    "initial network namespace /run/xdpsteer/netns:COOKIE for /run/xdpsteer)" },
+			    "/run/xdpsteer, or /run/xdpsteer/netns:COOKIE outside the initial network "
+			    "namespace; drain|undrain|status IFACE: /run/xdpsteer/IFACE, the unit's)" },
 	{ "bird", "SOCKET", "announce the VIPs through bird2's control socket" },
 	{ "vip-dev", "NAME", "the device the VIP routes point to (default xsvip0)" },
 	{ "metrics", "ADDR:PORT", "serve Prometheus metrics on http://ADDR:PORT/metrics" },

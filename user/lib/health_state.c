@@ -37,11 +37,12 @@ static void xs_health_path(char *buf, size_t len, const char *dir, const char *i
 
 	/* The default is keyed by network namespace, as the agent's run directory is. */
 	if (!dir) {
-		if (xs_netns_dir(def, sizeof(def), XS_HEALTH_DIR))
-			def[0] = 0;
-		snprintf(buf, len, "%s/%s/health-%s", def, ifname, ifname);
+		/* The unit's --run-dir is XS_HEALTH_DIR/IFACE in any namespace. */
+		snprintf(buf, len, "%s/%s/health-%s", XS_HEALTH_DIR, ifname, ifname);
 		if (!access(buf, F_OK))
 			return;
+		if (xs_netns_dir(def, sizeof(def), XS_HEALTH_DIR))
+			def[0] = 0;
 		dir = def;
 	}
 	snprintf(buf, len, "%s/health-%s", dir, ifname);

@@ -9,12 +9,14 @@
  * name, so the directory can never be an interface's.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include "log.h"
 #include "netns.h"
 
@@ -24,10 +26,23 @@
 /* include/linux/proc_ns.h: init_net's fixed nsfs inode on recent kernels; dynamic ones start above. */
 #define XS_PROC_NET_INIT_INO 0xEFFFFFF9U
 
+/* Linux 6.18 and later: init_net has the fixed inode, every other namespace another. */
+static bool xs_kernel_fixes_init_ino(void)
+{
+	struct utsname u;
+	unsigned int major = 0, minor = 0;
+
+	return !uname(&u) && sscanf(u.release, "%u.%u", &major, &minor) == 2 &&
+	       (major > 6 || (major == 6 && minor >= 18));
+}
+
 /*
- * Newer kernels give init_net a fixed inode. On older ones, compare with
- * PID 1's namespace; if that cannot be read, call it another namespace: the
- * state then moves to a directory of its own, which can collide with nothing.
+ * Every process of one namespace must get the same answer, or a command and
+ * the agent (sandboxed by systemd, which cannot read PID 1's namespace) would
+ * look in different directories. From Linux 6.18 the inode alone answers. On
+ * older kernels, compare with PID 1's namespace; if that cannot be read, call
+ * it another namespace: the state then moves to a directory of its own, which
+ * can collide with nothing.
  */
 int xs_netns_is_init(void)
 {
@@ -41,6 +56,8 @@ int xs_netns_is_init(void)
 		is_init = 0;
 	} else if (self.st_ino == XS_PROC_NET_INIT_INO) {
 		is_init = 1;
+	} else if (xs_kernel_fixes_init_ino()) {
+		is_init = 0;
 	} else {
 		is_init = !stat("/proc/1/ns/net", &init) && init.st_ino != XS_PROC_NET_INIT_INO &&
 			  init.st_dev == self.st_dev && init.st_ino == self.st_ino;
