@@ -21,6 +21,9 @@
 #   make fuzz       differential fuzzing of the packet path (FUZZ_SECONDS=N, default: until ^C)
 #   make check      static analysis, valgrind on the CLI, BPF load with clang 19
 #   SANITIZE=1      build with ASan and UBSan into build-san/ (make test SANITIZE=1)
+#   ARCH=arm64      build for arm64 (x86 or arm64; default: the host's); on an
+#                   x86 host a cross-build into build-arm64/ (CROSS=aarch64-linux-gnu-
+#                   likewise), built only, never run (docs/install.md, "arm64")
 #   V=1             show the full commands
 #
 # clang 14 (Debian 12's default) is the BPF compiler: it is always installed
