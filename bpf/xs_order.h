@@ -26,6 +26,7 @@
 #define XS_ORDER_H
 
 #include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
 
 /* XS_TEST_WEAK_ORDER: the ordered program on x86 too (tests/ns/test_arm64_build.sh). */
 #if defined(__TARGET_ARCH_x86) && !defined(XS_TEST_WEAK_ORDER)
