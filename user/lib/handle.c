@@ -221,7 +221,7 @@ int xs_epoch_map(struct xs_handle *h)
  * Release order: every store before it, the kernel's map updates in this
  * thread's earlier syscalls included, is visible to a CPU that reads the new
  * value and orders its later loads after that read (bpf/xs_order.h). x86
- * makes it LOCK XADD, arm64 LDADDL (LSE) or an LDXR/STLXR loop.
+ * makes it LOCK ADD, arm64 LDADDL (LSE) or an LDXR/STLXR loop.
  */
 void xs_epoch_bump(const struct xs_handle *h)
 {
