@@ -388,13 +388,7 @@ static int xs_txn_flip(const struct xs_handle *h, __u32 next)
 		return -errno;
 	/* Only pool_base changes, and 0 and XS_MAX_POOLS differ in their low bits alone. */
 	self.pool_base = next;
-	/*
-	 * The generation written (xs_txn_write_next()) before the store that names
-	 * it, on any CPU: a program that reads the new pool_base reads after it
-	 * (bpf/xs_order.h). The map updates are the kernel's stores in this
-	 * thread's syscalls; the fence orders them as any of its own. Nothing on
-	 * x86, whose stores are in order; DMB ISH on arm64.
-	 */
+	/* The generation's map writes before the store naming it (design.md, "Memory order"). */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	if (bpf_map_update_elem(h->self_fd, &zero, &self, BPF_ANY)) {
 		err = -errno;
