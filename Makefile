@@ -21,6 +21,9 @@
 #   make fuzz       differential fuzzing of the packet path (FUZZ_SECONDS=N, default: until ^C)
 #   make check      static analysis, valgrind on the CLI, BPF load with clang 19
 #   SANITIZE=1      build with ASan and UBSan into build-san/ (make test SANITIZE=1)
+#   ARCH=arm64      build for arm64 (x86 or arm64; default: the host's); on an
+#                   x86 host a cross-build into build-arm64/ (CROSS=aarch64-linux-gnu-
+#                   likewise), built only, never run (docs/install.md, "arm64")
 #   V=1             show the full commands
 #
 # clang 14 (Debian 12's default) is the BPF compiler: it is always installed
@@ -40,7 +43,44 @@ BUILD := build-san
 else
 BUILD := build
 endif
-ARCH := x86
+
+# The target: ARCH=x86 or ARCH=arm64, by default this host's (or CROSS's).
+# It picks the program's memory-order code (bpf/xs_order.h), so the program
+# and the CLI that embeds it are built for the same one. Another host's
+# ARCH cross-builds (docs/install.md, "arm64") with CROSS=TRIPLET-, into
+# BUILD-ARCH, never touching the native build: the CLI by $(CROSS)gcc if
+# installed, else by clang --target (Debian 12's gcc-multilib, which the BPF
+# build needs for <asm/types.h>, conflicts with gcc-aarch64-linux-gnu), the
+# libraries from the multiarch packages (tests/deps.sh).
+XS_TRIPLET_x86 := x86_64-linux-gnu
+XS_TRIPLET_arm64 := aarch64-linux-gnu
+xs_arch_of = $(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(1)))
+HOST_ARCH := $(call xs_arch_of,$(shell uname -m))
+ifneq ($(CROSS),)
+ARCH ?= $(call xs_arch_of,$(firstword $(subst -, ,$(CROSS))))
+endif
+ARCH ?= $(HOST_ARCH)
+ifeq ($(XS_TRIPLET_$(ARCH)),)
+$(error ARCH=$(ARCH): xdpsteer builds for x86 or arm64 (docs/install.md))
+endif
+ifneq ($(ARCH),$(HOST_ARCH))
+CROSS ?= $(XS_TRIPLET_$(ARCH))-
+endif
+PKG_CONFIG := pkg-config
+ifneq ($(CROSS),)
+BUILD := $(BUILD)-$(ARCH)
+ifeq ($(origin CC),default)
+CC := $(if $(shell command -v $(CROSS)gcc),$(CROSS)gcc,clang --target=$(XS_TRIPLET_$(ARCH)))
+endif
+ifeq ($(origin AR),default)
+AR := $(CROSS)ar
+endif
+PKG_CONFIG := PKG_CONFIG_LIBDIR=/usr/lib/$(XS_TRIPLET_$(ARCH))/pkgconfig:/usr/share/pkgconfig pkg-config
+XS_RUNS_HERE := test unit prog-test ns-test bench demo check fuzz docs completion install
+ifneq ($(filter $(XS_RUNS_HERE),$(MAKECMDGOALS)),)
+$(error make $(filter $(XS_RUNS_HERE),$(MAKECMDGOALS)) runs what it builds: not with ARCH=$(ARCH) on this $(HOST_ARCH) host; make ARCH=$(ARCH) builds $(BUILD)/xdpsteer only)
+endif
+endif
 
 ifeq ($(V),1)
 Q :=
@@ -52,8 +92,8 @@ endif
 
 # json-c writes every --json document (escaped, built whole, printed once).
 PKGS := libbpf libxdp json-c
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 
 CFLAGS ?= -O2 -g
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -Iinclude -Iuser/lib -Iuser/sim \
@@ -101,8 +141,8 @@ SIM_OBJ := $(patsubst user/%.c,$(BUILD)/user/%.o,$(SIM_SRC))
 AGENT_SRC := $(wildcard user/agent/*.c)
 AGENT_OBJ := $(patsubst user/%.c,$(BUILD)/user/%.o,$(AGENT_SRC))
 AGENT_PKGS := libcurl json-c libmicrohttpd
-AGENT_LIBS := $(shell pkg-config --libs $(AGENT_PKGS) 2>/dev/null)
-CFLAGS += $(shell pkg-config --cflags $(AGENT_PKGS) 2>/dev/null)
+AGENT_LIBS := $(shell $(PKG_CONFIG) --libs $(AGENT_PKGS) 2>/dev/null)
+CFLAGS += $(shell $(PKG_CONFIG) --cflags $(AGENT_PKGS) 2>/dev/null)
 CMD_SRC := $(wildcard user/cmd/*.c)
 CMD_OBJ := $(patsubst user/%.c,$(BUILD)/user/%.o,$(CMD_SRC))
 LIBS := $(BUILD)/libxssim.a $(BUILD)/libxdpsteer.a
@@ -163,7 +203,7 @@ XS_VERSION := $(XS_RELEASE)$(if $(XS_GIT), (git $(XS_GIT)))
 $(BUILD)/xs_version.h: FORCE $(BPF_OBJS) | $(BUILD)
 	$(Q){ printf '#define XS_VERSION "%s"\n' '$(XS_VERSION)'; \
 	  printf '#define XS_RELEASE "%s"\n#define XS_GIT "%s"\n' '$(XS_RELEASE)' '$(XS_GIT)'; \
-	  printf '#define XS_LIBXDP_VERSION "%s"\n' "$$(pkg-config --modversion libxdp 2>/dev/null || echo unknown)"; \
+	  printf '#define XS_LIBXDP_VERSION "%s"\n' "$$($(PKG_CONFIG) --modversion libxdp 2>/dev/null || echo unknown)"; \
 	  printf '#define XS_BPF_OBJECTS'; \
 	  for o in $(BPF_OBJS); do \
 	    printf ' { "%s", "%s" },' "$${o##*/}" "$$(sha256sum < $$o | cut -d' ' -f1)"; \
@@ -396,4 +436,4 @@ format:
 	clang-format -i include/*.h bpf/*.[ch] user/*/*.[ch] tests/*/*.[ch] tests/*.h
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-arm64 build-san-arm64 build-x86 build-san-x86

@@ -15,6 +15,7 @@
 #include "xs_clock.h"
 #include "xs_count.h"
 #include "xs_flow.h"
+#include "xs_order.h"
 #include "xs_parse.h"
 #include "xs_quic.h"
 #include "xs_service.h"
@@ -59,9 +60,11 @@ __attribute__((noinline)) int xs_parse_global(struct xdp_md *ctx, struct xs_pars
 /*
  * The configuration epoch (xs_epoch). A packet reads it before anything a
  * recipe is made of: userspace writes a target or flips pool_base, then adds
- * to the epoch, and x86 does not reorder loads with loads, so a packet that
- * sees a new epoch sees the change that came with it. A recipe is never
- * older than the epoch it carries.
+ * to the epoch (release), so a packet that reads a new epoch and then
+ * orders its later loads after that read (xs_acquire()) sees the change
+ * that came with it. A recipe is never older than the epoch it carries.
+ * The acquire is separate so that a flow whose recipe is current, the
+ * common case, pays for none: it reads nothing else of the configuration.
  */
 static __always_inline __u32 xs_epoch_now(void)
 {
@@ -74,7 +77,8 @@ static __always_inline __u32 xs_epoch_now(void)
  * xs_self, read only when needed (a flow found in the flow cache with a
  * current recipe, or for a queue, needs no pool): *base is the pool
  * generation the packet uses from then on, so it sees the old topology or
- * the new one, never both.
+ * the new one, never both. The generation is written before pool_base
+ * names it (release, xs_txn_flip()), so it is read after (acquire).
  */
 static __always_inline const struct xs_self *xs_self_read(__u32 *base)
 {
@@ -83,6 +87,7 @@ static __always_inline const struct xs_self *xs_self_read(__u32 *base)
 
 	self = bpf_map_lookup_elem(&xs_self, &zero);
 	*base = self ? XS_READ_ONCE(self->pool_base) : 0;
+	xs_acquire();
 	return self;
 }
 
@@ -128,6 +133,8 @@ int xdpsteer_xdp(struct xdp_md *ctx)
 				}
 				hit = NULL; /* another backend: the long way, below */
 			}
+			/* Out of date: what the recipe is made again from is as new as @epoch. */
+			xs_acquire();
 		}
 		t = hit ? xs_live_target(hit->pin.target, hit->pin.uid) : NULL;
 		if (hit && t) {
@@ -152,6 +159,7 @@ int xdpsteer_xdp(struct xdp_md *ctx)
 	}
 
 	epoch = xs_epoch_now();
+	xs_acquire();
 	self = xs_self_read(&base);
 	if (self && self->n_services) {
 		svc = xs_find_service(ctx, &p, base, &r);

@@ -60,7 +60,7 @@ static __always_inline __u32 xs_outer_len(__u8 encap, __u8 family, const struct 
  * words, with the checksum summed from the values in registers: writing
  * bytes and reading them back as 16-bit words for the checksum stalls on
  * store forwarding. The words are packed little-endian, like the flow key:
- * xdpsteer builds for x86 only.
+ * xdpsteer builds for little-endian targets only (include/xs_hash.h).
  */
 static __always_inline void xs_ip4_outer(struct iphdr *ip, __u8 tos, __u16 tot_len, __be32 saddr,
 					 __be32 daddr, __u8 proto)

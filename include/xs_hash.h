@@ -9,11 +9,16 @@
  * the measurements behind the choice (cost against HalfSipHash and jhash).
  *
  * Canonical input: struct xs_flow_key, 40 bytes, read as five little-endian
- * 64-bit words (x86 and BPF on x86 are both little-endian; the build refuses
- * big-endian hosts). Fields not selected by the field mask are zero.
+ * 64-bit words (x86, arm64 and BPF on either are little-endian; the build
+ * refuses a big-endian target, below). Fields not selected by the field mask are zero.
  */
 #ifndef XS_HASH_H
 #define XS_HASH_H
+
+/* x86 and arm64 are little-endian; a big-endian target would hash otherwise. */
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "xdpsteer reads the flow key and writes outer headers as little-endian words: build for a little-endian target"
+#endif
 
 #include "xs_common.h"
 

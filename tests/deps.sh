@@ -10,6 +10,12 @@ PKGS=(clang llvm clang-19 libbpf-dev libxdp-dev xdp-tools bpftool libelf-dev zli
       systemd-container
       libcurl4-openssl-dev etcd-server etcd-client bird2
       libmicrohttpd-dev prometheus curl)
+# The arm64 cross-build (make ARCH=arm64, tests/ns/test_arm64_build.sh): the
+# CLI's libraries for arm64 from Debian's multiarch, and the linker. clang
+# compiles it: gcc-aarch64-linux-gnu conflicts with gcc-multilib above.
+PKGS+=(binutils-aarch64-linux-gnu libc6-dev:arm64 libgcc-12-dev:arm64 libbpf-dev:arm64
+       libxdp-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libjson-c-dev:arm64
+       libcurl4-openssl-dev:arm64 libmicrohttpd-dev:arm64)
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -23,5 +29,8 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+if [[ " ${missing[*]}" == *:arm64* ]] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+	dpkg --add-architecture arm64
+fi
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

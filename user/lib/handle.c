@@ -221,10 +221,14 @@ int xs_epoch_map(struct xs_handle *h)
  * before are sent the long way once more, and see what was written before
  * this call. One atomic add on the mapped value: commands running at the same
  * time can never take it back to an epoch whose recipes are out of date.
+ * Release order: every store before it, the kernel's map updates in this
+ * thread's earlier syscalls included, is visible to a CPU that reads the new
+ * value and orders its later loads after that read (bpf/xs_order.h). x86
+ * makes it LOCK ADD, arm64 LDADDL (LSE) or an LDXR/STLXR loop.
  */
 void xs_epoch_bump(const struct xs_handle *h)
 {
-	__atomic_add_fetch(h->epoch, 1, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(h->epoch, 1, __ATOMIC_RELEASE);
 }
 
 /* Every map fd of @h set to -1, each closed first if @close_them. */

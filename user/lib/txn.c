@@ -386,6 +386,8 @@ static int xs_txn_flip(const struct xs_handle *h, __u32 next)
 	}
 	/* Only pool_base changes, and 0 and XS_MAX_POOLS differ in their low bits alone. */
 	self.pool_base = next;
+	/* The generation's map writes before the store naming it (design.md, "Memory order"). */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
 	if (bpf_map_update_elem(h->self_fd, &zero, &self, BPF_ANY)) {
 		err = -errno;
 		pr_warn("%s: cannot switch xs_self to the new pools: %s\n", h->ifname,
