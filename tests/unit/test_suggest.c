@@ -87,9 +87,11 @@ TEST(log_stamped)
 {
 	char *s = stamped("agent: one\nagent: tw", "o\n");
 
-	ASSERT_TRUE(s && is_stamp(s) && !strncmp(s + 25, "agent: one\n", 11),
+	if (!ASSERT_TRUE(s, "the log captured"))
+		return;
+	ASSERT_TRUE(is_stamp(s) && !strncmp(s + 25, "agent: one\n", 11),
 		    "the first line stamped: '%s'", s);
-	ASSERT_TRUE(s && is_stamp(s + 36) && !strcmp(s + 61, "agent: two\n"),
+	ASSERT_TRUE(is_stamp(s + 36) && !strcmp(s + 61, "agent: two\n"),
 		    "a line written in two pieces, stamped once: '%s'", s);
 }
 
