@@ -41,15 +41,17 @@ import sys
 PLACEHOLDERS = [
     (re.compile(r"\bifindex \d+"), "ifindex N"),
     (re.compile(r"\bprog id \d+"), "prog id N"),
+    # The testbed is not the initial network namespace: its state sits in
+    # netns:COOKIE/ (docs/design.md), where the document's host has none.
+    (re.compile(r"/sys/fs/bpf/xdpsteer/netns:\d+/"), "/sys/fs/bpf/xdpsteer/"),
 ]
 
 # The edits a document leaves to a person (`# $EDITOR FILE  # what`): the
 # comment names the edit, done here by a script of (pattern, replacement)
 # applied to FILE, and a line appended. An unknown comment fails the run.
 EDITS = {
-    "weight 3 -> 2 and its slots dropped, a third backend": (
-        [(r"^(backend 10\.0\.0\.10:80/tcp 192\.168\.1\.12 weight )3( id \d+)? slots \S+",
-          r"\g<1>2\g<2>")],
+    "weight 3 -> 2, a third backend": (
+        [(r"^(backend 10\.0\.0\.10:80/tcp 192\.168\.1\.12 weight )3\b", r"\g<1>2")],
         "backend 10.0.0.10:80/tcp 192.168.1.13\n"),
 }
 
