@@ -9,7 +9,8 @@ PKGS=(clang llvm clang-19 libbpf-dev libxdp-dev xdp-tools bpftool libelf-dev zli
       libclang-rt-14-dev cppcheck clang-tidy-14 valgrind libjson-c-dev scdoc man-db systemd
       systemd-container
       libcurl4-openssl-dev etcd-server etcd-client bird2
-      libmicrohttpd-dev prometheus curl)
+      libmicrohttpd-dev prometheus curl
+      tshark)
 
 missing=()
 for p in "${PKGS[@]}"; do

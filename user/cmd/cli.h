@@ -13,7 +13,8 @@
 #include "model.h"
 #include "parse.h"
 
-#define XS_MAX_POS 8
+/* trace: IFACE and four filter pairs. */
+#define XS_MAX_POS 9
 #define XS_MAX_OPTS 24
 /* -f may be given several times: a fleet's shared file and a host's own, say. */
 #define XS_MAX_FILES 8
