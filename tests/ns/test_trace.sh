@@ -14,7 +14,7 @@ set -euo pipefail
 XS_SUITE=trace
 if [ -z "${XS_TRACE_WATCHDOG:-}" ]; then
 	export XS_TRACE_WATCHDOG=1
-	exec timeout -k 20 "${XS_TRACE_TIMEOUT:-240}" bash "$0" "$@"
+	exec timeout -k 20 "${XS_TRACE_TIMEOUT:-180}" bash "$0" "$@"
 fi
 
 # shellcheck source=tests/ns/lib.sh
@@ -42,7 +42,9 @@ send_to() {
 trace_start() {
 	local name=$1 i
 	shift
-	bg_start TRACE xs trace "$IF_STEER" "$@" >"$T.$name.out" 2>"$T.$name.err"
+	# nsenter execs the CLI: $BG_TRACE is its pid, which the signals must reach.
+	bg_start TRACE nsenter --net=/run/netns/"$NS_STEER" -- "$XS" trace "$IF_STEER" "$@" \
+		>"$T.$name.out" 2>"$T.$name.err"
 	for ((i = 0; i < 250; i++)); do
 		grep -q "^tracing" "$T.$name.err" && return 0
 		kill -0 "$BG_TRACE" 2>/dev/null || break
@@ -60,7 +62,8 @@ trace_stop() {
 }
 
 # trace_state: the trace's state in the kernel: xs_trace_filter and the
-# running program's xs_trace_on, as bpftool prints them.
+# running program's xs_trace_on, as bpftool prints them (not xs_now, the
+# clock, beside it in .bss).
 trace_state() {
 	"$PYTHON" -c 'import json, subprocess, sys
 def bt(*a):
@@ -70,7 +73,8 @@ filt = bt("map", "dump", "pinned", pins + "/xs_trace_filter")
 ids = bt("prog", "show", "pinned", pins + "/prog_xdp")["map_ids"]
 bss = [m["id"] for m in bt("map", "show") if m["id"] in ids and m.get("name", "").endswith(".bss")]
 e = bt("map", "dump", "id", str(bss[0]))[0]
-print(json.dumps({"filter": filt, "on": e.get("formatted", e)["value"][".bss"]}, sort_keys=True))' \
+on = [v for v in e.get("formatted", e)["value"][".bss"] if "xs_trace_on" in v]
+print(json.dumps({"filter": [f["formatted"]["value"] for f in filt], "on": on}, sort_keys=True))' \
 		"$BPFTOOL" "$PIN_ROOT/$IF_STEER"
 }
 
@@ -85,6 +89,8 @@ setup_lb() {
 	# client's, so the encapsulated packet goes back out (XDP_TX) and is dropped there.
 	ip -n "$NS_CLIENT" neigh replace "$VIP" lladdr "$(_mac "$NS_STEER" "$IF_STEER")" \
 		dev "$IF_CLIENT" nud permanent
+	# bpf_fib_lookup() answers "forwarding disabled" (fib_fail) without it.
+	run_in "$NS_STEER" sysctl -qw net.ipv4.ip_forward=1
 	ip -n "$NS_STEER" neigh replace "$BACKEND" lladdr "$(_mac "$NS_CLIENT" "$IF_CLIENT")" \
 		dev "$IF_STEER" nud permanent
 }
@@ -158,7 +164,8 @@ t_count_and_pcap() {
 	local rc=0
 	setup_lb
 	command -v tshark >/dev/null || fail "tshark is missing (tests/deps.sh installs it)"
-	bg_start TRACE xs trace "$IF_STEER" --count 5 --pcap "$T.pcapng" >"$T.pc.out" 2>"$T.pc.err"
+	bg_start TRACE nsenter --net=/run/netns/"$NS_STEER" -- "$XS" trace "$IF_STEER" --count 5 \
+		--pcap "$T.pcapng" >"$T.pc.out" 2>"$T.pc.err"
 	for ((i = 0; i < 250; i++)); do
 		grep -q "^tracing" "$T.pc.err" && break
 		sleep 0.02

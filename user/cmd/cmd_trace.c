@@ -212,7 +212,7 @@ static void xs_trace_json(struct xs_trace_out *o, const struct xs_trace_rec *r,
 	xj_u64(doc, "out_len", r->out_len);
 	xj_u64(doc, "lost_before", r->lost);
 	xs_trace_reasons(r->reasons, why, sizeof(why));
-	printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN));
+	printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 	xs_json_drop(doc);
 }
 
