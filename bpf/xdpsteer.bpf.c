@@ -207,8 +207,8 @@ int xdpsteer_xdp(struct xdp_md *ctx)
 	int verdict;
 
 	/* Read twice, not kept: see xs_trace_post(). */
-	if (xs_trace_armed())
-		xs_trace_pre(ctx);
+	if (xs_trace_armed() && xs_trace_pre(ctx) == XS_TRACE_SLOW)
+		xs_trace_pre_slow(ctx);
 	verdict = xs_steer_packet(ctx, &dec);
 	if (xs_trace_armed())
 		xs_trace_post(ctx, verdict, dec);

@@ -7,8 +7,8 @@
  * and sets the flag after it has written the filter (xs_trace_filter), and
  * clears both when it stops.
  *
- * A traced packet goes through two global subprograms, each verified once:
- * xs_trace_pre() before the decision (filter on the flow, snapshot of this
+ * A traced packet goes through global subprograms, each verified once:
+ * xs_trace_pre() (or xs_trace_pre_slow()) before the decision (filter on the flow, snapshot of this
  * CPU's counters and of the packet's first bytes) and xs_trace_post() after
  * it (the counters that moved are the reasons; filter on backend and reason,
  * sampling, a per-CPU rate cap, then one ring buffer record). All their
@@ -104,37 +104,82 @@ static __always_inline __u16 xs_trace_bytes(struct xdp_md *ctx, void *buf, __u32
 	return bpf_xdp_load_bytes(ctx, 0, buf, m) ? 0 : m;
 }
 
-/* Before the decision: 1 if this packet is traced (its snapshot taken), else 0. */
+/*
+ * The flow parsed into @s->p matches: snapshot the counters and the packet,
+ * unless the record could not be emitted anyway. A full second's worth of
+ * records, or, with no filter left for after the decision, a packet the
+ * sampling skips, costs no snapshot: the cap bounds what a trace costs.
+ */
+static __always_inline int xs_trace_take(struct xdp_md *ctx, const struct xs_trace_filter *f,
+					 struct xs_trace_scratch *s)
+{
+	__u32 cpu = bpf_get_smp_processor_id(), len;
+	__u64 *row;
+
+	if (f->rate && s->in_window >= f->rate &&
+	    bpf_ktime_get_ns() - s->window_ns < 1000000000ULL) {
+		s->lost++;
+		return 0;
+	}
+	if (!(f->fields & (XS_TF_BACKEND | XS_TF_REASON)) && f->sample > 1 &&
+	    s->matched++ % f->sample)
+		return 0;
+	row = bpf_map_lookup_elem(&xs_counters, &cpu);
+	if (!row)
+		return 0;
+	__builtin_memcpy(&s->before, row, sizeof(s->before));
+	len = ctx->data_end - ctx->data;
+	s->rec.pkt_len = len;
+	s->rec.cap_len = xs_trace_bytes(ctx, s->rec.data, len, XS_TRACE_SNAP);
+	s->pending = 1;
+	return 1;
+}
+
+#define XS_TRACE_SLOW 2
+
+/*
+ * Before the decision: 1 if this packet is traced (its snapshot taken), 0
+ * if not, XS_TRACE_SLOW if the fast parser could not key it: then the
+ * caller runs xs_trace_pre_slow(). The fast parser is inlined here, and the
+ * global one is called from there: from here, the stack of three frames
+ * (the program, this, the parser) would pass 512 bytes.
+ */
 __attribute__((noinline)) int xs_trace_pre(struct xdp_md *ctx)
 {
 	const struct xs_trace_filter *f;
 	struct xs_trace_scratch *s;
-	__u64 *row;
-	__u32 zero = 0, cpu, len;
-	void *data, *data_end;
+	__u32 zero = 0;
 
 	f = bpf_map_lookup_elem(&xs_trace_filter, &zero);
 	s = bpf_map_lookup_elem(&xs_trace_scratch, &zero);
 	if (!f || !s || !f->owner)
 		return 0;
-	data = (void *)(long)ctx->data;
-	data_end = (void *)(long)ctx->data_end;
+	s->pending = 0;
 	__builtin_memset(&s->p, 0, sizeof(s->p));
-	/* The global parser only: the fast one inlined here would overflow the stack. */
+	if (xs_parse_fast((void *)(long)ctx->data, (void *)(long)ctx->data_end, &s->p))
+		return XS_TRACE_SLOW;
+	if (!xs_trace_key_match(f, &s->p.key))
+		return 0;
+	return xs_trace_take(ctx, f, s);
+}
+
+/* xs_trace_pre() for what the fast parser leaves to the global one. */
+__attribute__((noinline)) int xs_trace_pre_slow(struct xdp_md *ctx)
+{
+	const struct xs_trace_filter *f;
+	struct xs_trace_scratch *s;
+	__u32 zero = 0;
+
+	f = bpf_map_lookup_elem(&xs_trace_filter, &zero);
+	s = bpf_map_lookup_elem(&xs_trace_scratch, &zero);
+	if (!f || !s || !f->owner)
+		return 0;
+	__builtin_memset(&s->p, 0, sizeof(s->p));
 	if (xs_parse_global(ctx, &s->p) != XS_PARSE_OK)
 		__builtin_memset(&s->p.key, 0, sizeof(s->p.key)); /* traced by its reason alone */
 	if (!xs_trace_key_match(f, &s->p.key))
 		return 0;
-	cpu = bpf_get_smp_processor_id();
-	row = bpf_map_lookup_elem(&xs_counters, &cpu);
-	if (!row)
-		return 0;
-	__builtin_memcpy(&s->before, row, sizeof(s->before));
-	len = data_end - data;
-	s->rec.pkt_len = len;
-	s->rec.cap_len = xs_trace_bytes(ctx, s->rec.data, len, XS_TRACE_SNAP);
-	s->pending = 1;
-	return 1;
+	return xs_trace_take(ctx, f, s);
 }
 
 /*
@@ -166,7 +211,8 @@ __attribute__((noinline)) int xs_trace_post(struct xdp_md *ctx, int verdict, __u
 		return 0;
 	if ((f->fields & XS_TF_REASON) && !(reasons & f->reasons))
 		return 0;
-	if (f->sample > 1 && s->matched++ % f->sample)
+	if ((f->fields & (XS_TF_BACKEND | XS_TF_REASON)) && f->sample > 1 &&
+	    s->matched++ % f->sample)
 		return 0;
 	now = bpf_ktime_get_ns();
 	if (now - s->window_ns >= 1000000000ULL) {
