@@ -39,9 +39,15 @@ struct {
 	__uint(max_entries, XS_TRACE_RING_BYTES);
 } xs_trace_ring SEC(".maps");
 
+#define XS_TRACE_P(s) ((struct xs_parsed *)(s)->parsed)
+
 /* One CPU's trace in progress: the packet stays on its CPU from pre to post. */
 struct xs_trace_scratch {
-	struct xs_parsed p;
+	/*
+	 * struct xs_parsed, as bytes: its family and icmp are small numbers, and
+	 * typed so they would print as numbers where bpftool promises names.
+	 */
+	__u8 parsed[sizeof(struct xs_parsed)] __attribute__((aligned(8)));
 	struct xs_counter_block before;
 	__u64 matched;       /* packets that passed the filter: the sampling count */
 	__u64 window_ns;     /* start of the rate cap's current second */
@@ -105,7 +111,7 @@ static __always_inline __u16 xs_trace_bytes(struct xdp_md *ctx, void *buf, __u32
 }
 
 /*
- * The flow parsed into @s->p matches: snapshot the counters and the packet,
+ * The flow parsed into XS_TRACE_P(@s) matches: snapshot the counters and the packet,
  * unless the record could not be emitted anyway. A full second's worth of
  * records, or, with no filter left for after the decision, a packet the
  * sampling skips, costs no snapshot: the cap bounds what a trace costs.
@@ -155,10 +161,10 @@ __attribute__((noinline)) int xs_trace_pre(struct xdp_md *ctx)
 	if (!f || !s || !f->owner)
 		return 0;
 	s->pending = 0;
-	__builtin_memset(&s->p, 0, sizeof(s->p));
-	if (xs_parse_fast((void *)(long)ctx->data, (void *)(long)ctx->data_end, &s->p))
+	__builtin_memset(XS_TRACE_P(s), 0, sizeof(struct xs_parsed));
+	if (xs_parse_fast((void *)(long)ctx->data, (void *)(long)ctx->data_end, XS_TRACE_P(s)))
 		return XS_TRACE_SLOW;
-	if (!xs_trace_key_match(f, &s->p.key))
+	if (!xs_trace_key_match(f, &XS_TRACE_P(s)->key))
 		return 0;
 	return xs_trace_take(ctx, f, s);
 }
@@ -174,10 +180,11 @@ __attribute__((noinline)) int xs_trace_pre_slow(struct xdp_md *ctx)
 	s = bpf_map_lookup_elem(&xs_trace_scratch, &zero);
 	if (!f || !s || !f->owner)
 		return 0;
-	__builtin_memset(&s->p, 0, sizeof(s->p));
-	if (xs_parse_global(ctx, &s->p) != XS_PARSE_OK)
-		__builtin_memset(&s->p.key, 0, sizeof(s->p.key)); /* traced by its reason alone */
-	if (!xs_trace_key_match(f, &s->p.key))
+	__builtin_memset(XS_TRACE_P(s), 0, sizeof(struct xs_parsed));
+	if (xs_parse_global(ctx, XS_TRACE_P(s)) != XS_PARSE_OK)
+		/* Traced by its reason alone. */
+		__builtin_memset(&XS_TRACE_P(s)->key, 0, sizeof(XS_TRACE_P(s)->key));
+	if (!xs_trace_key_match(f, &XS_TRACE_P(s)->key))
 		return 0;
 	return xs_trace_take(ctx, f, s);
 }
@@ -227,7 +234,7 @@ __attribute__((noinline)) int xs_trace_post(struct xdp_md *ctx, int verdict, __u
 	r = &s->rec;
 	r->ts_ns = now;
 	r->reasons = reasons;
-	__builtin_memcpy(&r->key, &s->p.key, sizeof(r->key));
+	__builtin_memcpy(&r->key, &XS_TRACE_P(s)->key, sizeof(r->key));
 	r->cpu = cpu;
 	r->verdict = verdict;
 	r->pool = dec >> 32;

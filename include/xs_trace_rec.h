@@ -33,7 +33,7 @@ struct xs_trace_filter {
 	__u8 client[16] XS_ADDR;      /* already masked */
 	__u8 client_mask[16] XS_ADDR;
 	__be16 port;
-	__u8 proto;
+	enum xs_ip_proto proto;
 	__u8 pad;
 	__u32 backend;       /* target id */
 	__u64 reasons;       /* bit c: counter c (enum xs_counter) */
