@@ -182,10 +182,13 @@ const struct xs_cmd xs_commands[] = {
 	    stats_opts, NULL, xs_cmd_stats),
 	CMD("lookup", "IFACE PROTO SRC:SPORT DST:DPORT", "which target a flow goes to, and why", 4,
 	    4, json_opts, NULL, xs_cmd_lookup),
-	CMD("trace", "IFACE [service VIP:PORT/PROTO] [client ADDR[/LEN]] [backend ADDR] "
-	    "[reason NAME[,NAME]]",
-	    "every decision on matching packets as it is taken, with its reasons (docs/observing.md)",
-	    1, 9, trace_opts, NULL, xs_cmd_trace),
+	{ .words = "trace",
+	  .synopsis = "IFACE [service VIP:PORT/PROTO] [client ADDR[/LEN]] [backend ADDR] "
+		      "[reason NAME[,NAME]]",
+	  .help = "every decision on matching packets as it is taken, with its reasons "
+		  "(docs/observing.md)",
+	  .min_pos = 1, .max_pos = 9, .opts = trace_opts, .run = xs_cmd_trace,
+	  .min_prefix = 2 /* "t" stays target */ },
 	EDIT("seed", "IFACE HEX|random", "rotate the hash key; pinned flows keep their targets", 2,
 	     2, NULL, xs_edit_seed),
 	EDIT("service add", "IFACE VIP:PORT/PROTO", "add a load-balanced service (PORT * = any port)",
