@@ -50,7 +50,7 @@ struct xs_trace_out {
 	__u64 realtime_off;  /* CLOCK_REALTIME - CLOCK_MONOTONIC: a record's time as a date */
 	__u64 count, max;    /* records printed; stop at max (0: never) */
 	__u64 lost;
-	bool json;
+	bool json, pretty;   /* -j: a JSON object a line; -p: each indented */
 	int err;
 };
 
@@ -172,7 +172,7 @@ static void xs_trace_line(struct xs_trace_out *o, const struct xs_trace_rec *r,
 static void xs_trace_json(struct xs_trace_out *o, const struct xs_trace_rec *r,
 			  const struct xs_target *t, bool have_t, __u64 ts)
 {
-	char src[64], dst[64], proto[16], why[512], svc[96], addr[INET6_ADDRSTRLEN], ifn[IF_NAMESIZE];
+	char src[64], dst[64], proto[16], svc[96], addr[INET6_ADDRSTRLEN], ifn[IF_NAMESIZE];
 	xs_json *doc = xj_obj(), *reasons = xj_arr(), *tgt;
 	int c;
 
@@ -211,8 +211,9 @@ static void xs_trace_json(struct xs_trace_out *o, const struct xs_trace_rec *r,
 	xj_u64(doc, "len", r->pkt_len);
 	xj_u64(doc, "out_len", r->out_len);
 	xj_u64(doc, "lost_before", r->lost);
-	xs_trace_reasons(r->reasons, why, sizeof(why));
-	printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	printf("%s\n", json_object_to_json_string_ext(doc, (o->pretty ? JSON_C_TO_STRING_PRETTY :
+							   JSON_C_TO_STRING_PLAIN) |
+							  JSON_C_TO_STRING_NOSLASHESCAPE));
 	xs_json_drop(doc);
 }
 
@@ -276,7 +277,8 @@ static int xs_trace_options(const struct xs_args *a, struct xs_trace_filter *f, 
 
 int xs_cmd_trace(const struct xs_args *a)
 {
-	struct xs_trace_out o = { .a = a, .json = xs_flag(a, "json") || xs_flag(a, "pretty") };
+	struct xs_trace_out o = { .a = a, .json = xs_flag(a, "json") || xs_flag(a, "pretty"),
+				  .pretty = xs_flag(a, "pretty") };
 	struct ring_buffer *rb = NULL, *old = NULL;
 	const char *pcap = xs_arg(a, "pcap");
 	struct sigaction sa = { .sa_handler = xs_trace_signal };
