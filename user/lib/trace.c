@@ -231,10 +231,45 @@ int xs_trace_open(const struct xs_handle *h, struct xs_trace *t)
 	return err;
 }
 
+/*
+ * Every CPU's trace in progress zeroed: a trace starts its sampling, its
+ * rate window and its count of lost records afresh, not where the last
+ * one left them.
+ */
+static int xs_trace_scratch_clear(struct xs_trace *t)
+{
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info), zero = 0;
+	int fd = xs_obj_get(t->h, "xs_trace_scratch"), err = 0;
+	void *vals;
+
+	if (fd < 0)
+		return fd;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		err = -errno;
+		pr_warn("%s: cannot read xs_trace_scratch's info: %s\n", t->h->ifname,
+			strerror(-err));
+		close(fd);
+		return err;
+	}
+	/* Per-CPU values are each rounded up to 8 bytes. */
+	vals = calloc((size_t)t->h->nr_cpus, (info.value_size + 7) & ~7U);
+	if (!vals)
+		err = -ENOMEM;
+	else if (bpf_map_update_elem(fd, &zero, vals, BPF_ANY))
+		err = -errno;
+	if (err)
+		pr_warn("%s: cannot clear xs_trace_scratch: %s\n", t->h->ifname, strerror(-err));
+	free(vals);
+	close(fd);
+	return err;
+}
+
 int xs_trace_arm(struct xs_trace *t, struct xs_trace_filter *f)
 {
 	struct xs_trace_filter cur;
 	__u32 zero = 0;
+	int err;
 
 	if (bpf_map_lookup_elem(t->filter_fd, &zero, &cur)) {
 		pr_warn("%s: cannot read xs_trace_filter: %s\n", t->h->ifname, strerror(errno));
@@ -246,6 +281,9 @@ int xs_trace_arm(struct xs_trace *t, struct xs_trace_filter *f)
 			cur.owner);
 		return -EBUSY;
 	}
+	err = xs_trace_scratch_clear(t);
+	if (err)
+		return err;
 	f->owner = (__u32)getpid();
 	if (bpf_map_update_elem(t->filter_fd, &zero, f, BPF_ANY)) {
 		pr_warn("%s: cannot write xs_trace_filter: %s\n", t->h->ifname, strerror(errno));
