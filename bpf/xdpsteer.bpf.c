@@ -20,6 +20,7 @@
 #include "xs_quic.h"
 #include "xs_service.h"
 #include "xs_target.h"
+#include "xs_trace.h"
 
 /* One load, in program order: what userspace changes while packets run. */
 #define XS_READ_ONCE(x) (*(const volatile typeof(x) *)&(x))
@@ -91,8 +92,12 @@ static __always_inline const struct xs_self *xs_self_read(__u32 *base)
 	return self;
 }
 
-SEC("xdp")
-int xdpsteer_xdp(struct xdp_md *ctx)
+/*
+ * The decision for one packet. *dec gets the pool and target it chose
+ * (XS_TRACE_DEC()), for a trace: inlined, it is a register, and costs an
+ * untraced packet a move or two.
+ */
+static __always_inline int xs_steer_packet(struct xdp_md *ctx, __u64 *dec)
 {
 	struct xs_flow_cache_entry *cached = NULL, *hit = NULL;
 	const struct xs_service *svc = NULL;
@@ -122,6 +127,7 @@ int xdpsteer_xdp(struct xdp_md *ctx)
 		if (hit && hit->pool != XS_POOL_QUEUES) {
 			epoch = xs_epoch_now();
 			if (hit->recipe.ready && hit->recipe.epoch == epoch) {
+				*dec = XS_TRACE_DEC(hit->pool, hit->pin.target);
 				if (!hit->recipe.quic)
 					return xs_deliver_cached(ctx, &p, hit);
 				/* QUIC: the connection id, if it names a backend, decides. */
@@ -140,8 +146,10 @@ int xdpsteer_xdp(struct xdp_md *ctx)
 		if (hit && t) {
 			xs_count_hit(&p, hit->pool != XS_POOL_QUEUES);
 			/* A queue flow needs only its target: no copy of the pin. */
-			if (hit->pool == XS_POOL_QUEUES)
+			if (hit->pool == XS_POOL_QUEUES) {
+				*dec = XS_TRACE_DEC(XS_POOL_QUEUES, hit->pin.target);
 				return xs_deliver(ctx, hit->pin.target, t);
+			}
 			pin = hit->pin;
 			/* A service flow whose recipe is out of date: made again below. */
 			pool_id = hit->pool;
@@ -177,6 +185,7 @@ int xdpsteer_xdp(struct xdp_md *ctx)
 		xs_count(self && self->n_services && why == XS_C_NO_TARGETS ? XS_C_NOT_VIP : why);
 		return XDP_PASS;
 	}
+	*dec = XS_TRACE_DEC(XS_POOL_QUEUES, pin.target);
 	return xs_deliver(ctx, pin.target, t);
 backend:
 	r = hit != NULL;
@@ -194,8 +203,24 @@ backend:
 			}
 		}
 	}
+	*dec = XS_TRACE_DEC(svc->id, t ? pin.target : XS_NO_TARGET);
 	/* One call: each inlined copy of the delivery is verified on its own. */
 	return xs_deliver_backend(ctx, &p, svc, t, &pin, r, cached, epoch);
+}
+
+SEC("xdp")
+int xdpsteer_xdp(struct xdp_md *ctx)
+{
+	__u64 dec = XS_TRACE_NONE;
+	int verdict;
+
+	/* Read twice, not kept: see xs_trace_post(). */
+	if (xs_trace_armed() && xs_trace_pre(ctx) == XS_TRACE_SLOW)
+		xs_trace_pre_slow(ctx);
+	verdict = xs_steer_packet(ctx, &dec);
+	if (xs_trace_armed())
+		xs_trace_post(ctx, verdict, dec);
+	return verdict;
 }
 
 SEC("xdp/cpumap")

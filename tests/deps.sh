@@ -9,7 +9,8 @@ PKGS=(clang llvm clang-19 libbpf-dev libxdp-dev xdp-tools bpftool libelf-dev zli
       libclang-rt-14-dev cppcheck clang-tidy-14 valgrind libjson-c-dev scdoc man-db systemd
       systemd-container
       libcurl4-openssl-dev etcd-server etcd-client bird2
-      libmicrohttpd-dev prometheus curl)
+      libmicrohttpd-dev prometheus curl
+      tshark)
 # The arm64 cross-build (make ARCH=arm64, tests/ns/test_arm64_build.sh): the
 # CLI's libraries for arm64 from Debian's multiarch, and the linker. clang
 # compiles it: gcc-aarch64-linux-gnu conflicts with gcc-multilib above.

@@ -7,6 +7,7 @@
  */
 #include <time.h>
 #include "prog_timing.h"
+#include "xs_trace_rec.h"
 
 static void bench_repeat(void)
 {
@@ -182,15 +183,102 @@ static void bench_flood(void)
 	}
 }
 
+/* One round of @n runs of @p, the per-packet time; the ring emptied first. */
+static double time_traced(int prog_fd, const struct pkt *p, __u32 n, struct ring_buffer *rb)
+{
+	unsigned char out[2048];
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = p->buf, .data_size_in = p->len,
+		    .data_out = out, .data_size_out = sizeof(out), .repeat = n);
+
+	if (rb)
+		ring_buffer__consume(rb);
+	if (bpf_prog_test_run_opts(prog_fd, &o))
+		return -1;
+	return o.duration;
+}
+
+static int count_record(void *ctx, void *data, size_t size)
+{
+	(*(__u64 *)ctx)++;
+	return 0;
+}
+
+/*
+ * `xdpsteer trace` on the established path (jump N=64, a flow-table hit):
+ * no trace, a trace whose filter matches nothing, a trace of every packet
+ * (no rate cap; 2000 runs a round, which the ring holds, emptied between
+ * rounds) and every packet under the default cap of 1000 a second. Rounds
+ * interleave the cases, so load on the machine falls on all of them alike.
+ */
+static void bench_trace(void)
+{
+	enum { OFF, NOTHING, ALL, CAPPED, N_CASES };
+	static const char *const names[N_CASES] = {
+		"no trace", "trace, filter matches nothing", "trace of every packet, no cap",
+		"trace of every packet, default cap",
+	};
+	struct xs_trace_filter f[N_CASES] = { { 0 } };
+	double t[N_CASES][ROUNDS], floor_ns;
+	struct ring_buffer *rb;
+	struct prog_env e;
+	__u64 records = 0;
+	__u32 zero = 0, n[N_CASES];
+	struct pkt p;
+	int c, r;
+
+	flow_pkt(&p, 1);
+	if (prog_env_open(&e, 65536, XDP_PASS) || spread_pool(&e, XS_ALGO_JUMP, 0, 64)) {
+		printf("cannot load the XDP program\n");
+		exit(1);
+	}
+	rb = ring_buffer__new(bpf_map__fd(e.skel->maps.xs_trace_ring), count_record, &records,
+			      NULL);
+	f[NOTHING].owner = f[ALL].owner = f[CAPPED].owner = 1;
+	f[NOTHING].fields = XS_TF_CLIENT;  /* 203.0.113.0/24, which sends nothing */
+	memset(f[NOTHING].client_mask, 0xff, 15);
+	memcpy(f[NOTHING].client, "\0\0\0\0\0\0\0\0\0\0\xff\xff\xcb\x00\x71", 15);
+	f[CAPPED].rate = XS_TRACE_DEFAULT_RATE;
+	for (c = 0; c < N_CASES; c++)
+		n[c] = c == ALL ? 2000 : REPEAT;
+	time_traced(e.prog_fd, &p, 1, NULL); /* pin the flow */
+	floor_ns = time_repeat(floor_fd, &p);
+	for (r = 0; r < ROUNDS; r++) {
+		for (c = 0; c < N_CASES; c++) {
+			e.skel->bss->xs_trace_on = 0;
+			bpf_map_update_elem(bpf_map__fd(e.skel->maps.xs_trace_filter), &zero, &f[c],
+					    BPF_ANY);
+			e.skel->bss->xs_trace_on = c != OFF;
+			t[c][r] = time_traced(e.prog_fd, &p, n[c], rb);
+		}
+	}
+	e.skel->bss->xs_trace_on = 0;
+	ring_buffer__consume(rb);
+	printf("\ntrace (repeat method, jump N=64 established, median of %d interleaved "
+	       "rounds):\n", ROUNDS);
+	printf("  %-44s %8.1f ns\n", "floor (return XDP_REDIRECT)", floor_ns);
+	for (c = 0; c < N_CASES; c++)
+		row(names[c], median(t[c], ROUNDS), floor_ns);
+	printf("  (records read: %llu)\n", (unsigned long long)records);
+	ring_buffer__free(rb);
+	prog_env_close(&e);
+}
+
 int main(int argc, char **argv)
 {
 	floor_load(argc > 1 ? argv[1] : "build/bench/floor.bpf.o");
 	printf("xdpsteer per-packet cost (BPF_PROG_TEST_RUN, JIT on, 1 CPU):\n");
 	printf("  %-44s %11s %11s  %s\n", "case", "per packet", "above floor", "ratio to floor");
+	/* `bench_prog FLOOR.o trace`: only the trace rows (the machine is shared). */
+	if (argc > 2 && !strcmp(argv[2], "trace")) {
+		bench_trace();
+		bpf_object__close(floor_obj);
+		return 0;
+	}
 	bench_repeat();
 	bench_loop();
 	bench_flood();
 	bench_lookup();
+	bench_trace();
 	bpf_object__close(floor_obj);
 	return 0;
 }

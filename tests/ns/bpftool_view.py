@@ -119,6 +119,13 @@ class Checker:
     def check_map(self, path, out_dir):
         name = os.path.basename(path)
         info = bpftool("map", "show", "pinned", path)
+        if info["type"] == "ringbuf":
+            # A stream of records (xdpsteer trace reads them), not entries: nothing to dump.
+            with open(os.path.join(out_dir, name + ".json"), "w") as f:
+                json.dump([], f)
+            print("%-18s %-14s records, not entries (read by `xdpsteer trace`)"
+                  % (name, info["type"]))
+            return
         dump = bpftool("map", "dump", "pinned", path)
         with open(os.path.join(out_dir, name + ".json"), "w") as f:
             json.dump(dump, f)

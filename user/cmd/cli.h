@@ -13,7 +13,8 @@
 #include "model.h"
 #include "parse.h"
 
-#define XS_MAX_POS 8
+/* trace: IFACE and four filter pairs. */
+#define XS_MAX_POS 9
 #define XS_MAX_OPTS 24
 /* -f may be given several times: a fleet's shared file and a host's own, say. */
 #define XS_MAX_FILES 8
@@ -51,6 +52,12 @@ struct xs_cmd {
 	const struct xs_key *keys; /* then the keys of the object it edits (model.h), or NULL */
 	int (*run)(const struct xs_args *a);	/* a command that reads, or does its own thing */
 	xs_edit_fn edit;	/* or: a command that changes state, one edit of the model */
+	/*
+	 * The shortest prefix of its object word that names it (0: any). A
+	 * word added later takes a longer one, so that the prefixes in use
+	 * before it stay unique: "t" is still target, "tr" is trace.
+	 */
+	unsigned char min_prefix;
 };
 
 extern const struct xs_cmd xs_commands[];

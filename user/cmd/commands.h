@@ -21,6 +21,7 @@ int xs_cmd_stats(const struct xs_args *a);
 /* stats --watch: rates every @interval_ms until SIGINT or SIGTERM (stats_watch.c). */
 int xs_stats_watch(const char *ifname, __u64 interval_ms);
 int xs_cmd_lookup(const struct xs_args *a);
+int xs_cmd_trace(const struct xs_args *a);
 int xs_edit_seed(struct xs_model *m, const struct xs_handle *h, const struct xs_args *a);
 int xs_edit_service_add(struct xs_model *m, const struct xs_handle *h, const struct xs_args *a);
 int xs_edit_service_del(struct xs_model *m, const struct xs_handle *h, const struct xs_args *a);

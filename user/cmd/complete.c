@@ -120,12 +120,13 @@ static void xs_positions(const char *syn, FILE *f)
 
 static const char xs_script_body[] =
 	"# _xdpsteer_pick WORD CANDIDATES...: the candidate WORD names, as the parser reads it:\n"
-	"# an exact match, else the one candidate it is a prefix of.\n"
+	"# an exact match, else the one candidate it is a prefix of (at least its min prefix).\n"
 	"_xdpsteer_pick() {\n"
 	"\tlocal w=$1 c hit= n=0\n"
 	"\tshift\n"
 	"\tfor c in \"$@\"; do [[ $c == \"$w\" ]] && { echo \"$c\"; return 0; }; done\n"
-	"\tfor c in \"$@\"; do [[ $c == \"$w\"* ]] && { hit=$c; n=$((n + 1)); }; done\n"
+	"\tfor c in \"$@\"; do [[ $c == \"$w\"* ]] && ((${#w} >= ${_xdpsteer_minpfx[$c]:-0})) &&\n"
+	"\t\t{ hit=$c; n=$((n + 1)); }; done\n"
 	"\t[[ $n == 1 ]] && echo \"$hit\"\n"
 	"}\n"
 	"\n"
@@ -235,7 +236,13 @@ int xs_cmd_completion(const struct xs_args *a)
 		if (xs_cmd_first_of_object(c))
 			fprintf(f, "%s%.*s", c == xs_commands ? "" : " ",
 				(int)strcspn(c->words, " "), c->words);
-	fprintf(f, "'\ndeclare -gA _xdpsteer_subs=(");
+	/* Objects named only by a longer prefix (struct xs_cmd.min_prefix). */
+	fprintf(f, "'\ndeclare -gA _xdpsteer_minpfx=(");
+	for (c = xs_commands; c->words; c++)
+		if (xs_cmd_first_of_object(c) && c->min_prefix)
+			fprintf(f, " [%.*s]=%u", (int)strcspn(c->words, " "), c->words,
+				c->min_prefix);
+	fprintf(f, " )\ndeclare -gA _xdpsteer_subs=(");
 	for (c = xs_commands; c->words; c++) {
 		const struct xs_cmd *d;
 		size_t n = strcspn(c->words, " ");

@@ -72,7 +72,7 @@ const struct xs_cmd *xs_resolve(const char *what, const char *word, const struct
 	for (i = 0; i < n; i++) {
 		const char *s = name(cand[i], &len);
 
-		if (wl && wl < len && !strncmp(s, word, wl)) {
+		if (wl && wl < len && wl >= cand[i]->min_prefix && !strncmp(s, word, wl)) {
 			hit = cand[i];
 			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%.*s",
 				 nhit++ ? ", " : "", (int)len, s);

@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "xs_gue.h"
+#include "xs_trace_rec.h"
 
 static const struct xs_opt attach_opts[] = {
 	{ "xdp-mode", "native|skb", "XDP attach mode (default native)" },
@@ -130,6 +131,16 @@ static const struct xs_opt agent_opts[] = {
 	{ 0 },
 };
 
+static const struct xs_opt trace_opts[] = {
+	{ "sample", "N", "one record for every N matching packets, per CPU (default 1: all)" },
+	{ "count", "N", "stop after N records" },
+	{ "rate", "N", "at most N records a second per CPU, 0 = no cap (default "
+		       XS_XSTR(XS_TRACE_DEFAULT_RATE) ")" },
+	{ "pcap", "FILE", "also write the packets, each with its decision as comment, as pcapng" },
+	JSON_OPTS,
+	{ 0 },
+};
+
 static const struct xs_opt help_opts[] = {
 	{ "doc", "markdown|scdoc|keys",
 	  "print the synopses for docs/usage.md or xdpsteer(8), or the file's keys (make docs)" },
@@ -174,6 +185,13 @@ const struct xs_cmd xs_commands[] = {
 	    stats_opts, NULL, xs_cmd_stats),
 	CMD("lookup", "IFACE PROTO SRC:SPORT DST:DPORT", "which target a flow goes to, and why", 4,
 	    4, json_opts, NULL, xs_cmd_lookup),
+	{ .words = "trace",
+	  .synopsis = "IFACE [service VIP:PORT/PROTO] [client ADDR[/LEN]] [backend ADDR] "
+		      "[reason NAME[,NAME]]",
+	  .help = "every decision on matching packets as it is taken, with its reasons "
+		  "(docs/observing.md)",
+	  .min_pos = 1, .max_pos = 9, .opts = trace_opts, .run = xs_cmd_trace,
+	  .min_prefix = 2 /* "t" stays target */ },
 	EDIT("seed", "IFACE HEX|random", "rotate the hash key; pinned flows keep their targets", 2,
 	     2, NULL, xs_edit_seed),
 	EDIT("service add", "IFACE VIP:PORT/PROTO", "add a load-balanced service (PORT * = any port)",

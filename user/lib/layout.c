@@ -262,6 +262,29 @@ static bool xs_pin_is_obj_map(const char *name)
 	       !xs_is_pool_pin(name);
 }
 
+/*
+ * Maps that hold no state across programs: an upgrade from a build without
+ * them creates them empty (libbpf pins a map whose pin path has none), and
+ * the new program starts as it would on a fresh attach. Any other map the
+ * running attachment lacks would start empty where the program expects the
+ * control plane's state, so it refuses the upgrade.
+ */
+static const char *const xs_born_empty[] = {
+	"xs_trace_filter",	/* armed by `xdpsteer trace`, off until then */
+	"xs_trace_ring",
+	"xs_trace_scratch",
+};
+
+static bool xs_map_born_empty(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(xs_born_empty) / sizeof(xs_born_empty[0]); i++)
+		if (!strcmp(name, xs_born_empty[i]))
+			return true;
+	return false;
+}
+
 int xs_layout_check(struct bpf_object *obj, const char *dir, const char *ifname)
 {
 	struct xs_old_btf cache = { 0 };
@@ -278,6 +301,11 @@ int xs_layout_check(struct bpf_object *obj, const char *dir, const char *ifname)
 			continue;
 		if (xs_pin_path(path, sizeof(path), dir, name) || xs_check_not_link(path) ||
 		    (fd = bpf_obj_get(path)) < 0) {
+			if (xs_map_born_empty(name)) {
+				pr_info("%s: map %s is new in this build: the upgrade creates it\n",
+					ifname, name);
+				continue;
+			}
 			pr_warn("%s: map %s: this build has it, the running attachment has not\n",
 				ifname, name);
 			diffs++;
