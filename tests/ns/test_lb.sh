@@ -644,7 +644,7 @@ t_neigh_shared_gateway() {
 # agent leaves a backend its check failed (byte 22 of struct xs_target is
 # `down`); the next commit takes it out of its slots.
 mark_down() {
-	local id key v map=$PIN_ROOT/$IF_LBA/xs_targets
+	local id key v map=$(pin_dir "$NS_LBA" "$IF_LBA")/xs_targets
 	id=$(lba service list "$IF_LBA" --json | pyx "[b['id'] for s in d for b in s['backends'] if b['backend'] == '$1'][0]" -)
 	read -ra key <<<"$((id % 256)) $((id / 256)) 0 0"
 	read -ra v < <("$BPFTOOL" -j map lookup pinned "$map" key "${key[@]}" |
@@ -698,7 +698,7 @@ t_commit_failure_cause() {
 	T=$XS_TMP/cf
 	fresh_attach "$NS_LBA" "$IF_LBA" >/dev/null
 	lba service add "$IF_LBA" "$VIP4_P:$PORT/tcp"
-	"$BPFTOOL" map freeze pinned "$PIN_ROOT/$IF_LBA/xs_self"
+	"$BPFTOOL" map freeze pinned "$(pin_dir "$NS_LBA" "$IF_LBA")/xs_self"
 	e_snap "$T.before"
 	nsenter --net=/run/netns/"$NS_LBA" -- "$XS" service add "$IF_LBA" "$VIP4_P:$((PORT + 1))/tcp" \
 		>"$out" 2>"$err" || rc=$?

@@ -80,7 +80,7 @@ t_detach_removes_everything() {
 	[ -n "$(prog_on_iface)" ] || fail "no program on $IF_STEER after attach"
 	assert_eq "detach says" "$(xs detach "$IF_STEER")" "detached xdpsteer from $IF_STEER"
 	assert_eq "program on $IF_STEER after detach" "$(prog_on_iface)" ""
-	assert_eq "pins after detach" "$(test -e "$PIN_ROOT/$IF_STEER" && echo present || echo none)" none
+	assert_eq "pins after detach" "$(test -e "$(pin_dir "$NS_STEER" "$IF_STEER")" && echo present || echo none)" none
 
 	# The program taken off behind xdpsteer's back: detach says so and still cleans up.
 	attach --xdp-mode skb >/dev/null
@@ -93,7 +93,7 @@ t_detach_removes_everything() {
 	grep -q "^xdpsteer: $IF_STEER: program was no longer attached; removing its pins$" "$XS_TMP/d.err" ||
 		fail "detach did not say the program was gone: $(cat "$XS_TMP/d.err")"
 	assert_eq "pins after detach of a program already gone" \
-		"$(test -e "$PIN_ROOT/$IF_STEER" && echo present || echo none)" none
+		"$(test -e "$(pin_dir "$NS_STEER" "$IF_STEER")" && echo present || echo none)" none
 }
 
 t_seed_never_shown() {
@@ -176,8 +176,8 @@ t_backend_neighbours() {
 # pools_dump: the pools as published (xs_pools holds the inner map ids, so any
 # publish shows) and their headers.
 pools_dump() {
-	"$BPFTOOL" map dump pinned "$PIN_ROOT/$IF_STEER/xs_pools"
-	"$BPFTOOL" map dump pinned "$PIN_ROOT/$IF_STEER/xs_pool_hdrs"
+	"$BPFTOOL" map dump pinned "$(pin_dir "$NS_STEER" "$IF_STEER")/xs_pools"
+	"$BPFTOOL" map dump pinned "$(pin_dir "$NS_STEER" "$IF_STEER")/xs_pool_hdrs"
 }
 
 t_agent_through_upgrade() {
@@ -244,7 +244,7 @@ t_apply_eight_files() {
 # show. The staged generation a failed transaction leaves is not in it: no
 # packet reads it, and the next commit writes it afresh.
 visible_state() {
-	local d=$PIN_ROOT/$IF_STEER m
+	local d=$(pin_dir "$NS_STEER" "$IF_STEER") m
 	for m in xs_self xs_targets xs_cpumap xs_devmap xs_services xs_vips pool0; do
 		echo "== $m"
 		"$BPFTOOL" map dump pinned "$d/$m"
@@ -270,7 +270,7 @@ t_failed_commit_rolled_back() {
 	xs service add "$IF_STEER" "$SVC" >/dev/null
 	xs backend add "$IF_STEER" "$SVC" "$NET.51" >/dev/null
 	visible_state "$XS_TMP/before.vis"
-	"$BPFTOOL" map freeze pinned "$PIN_ROOT/$IF_STEER/xs_self"
+	"$BPFTOOL" map freeze pinned "$(pin_dir "$NS_STEER" "$IF_STEER")/xs_self"
 	rc=0
 	xs target add "$IF_STEER" cpu 1 >"$XS_TMP/f.out" 2>"$XS_TMP/f.err" || rc=$?
 	echo "  \$ xdpsteer target add cpu 1 (xs_self frozen) -> rc $rc: $(cat "$XS_TMP/f.err")"
@@ -323,7 +323,7 @@ t_digests_tell_hosts_apart() {
 # target_field ID FIELD: a field of target ID's entry in xs_targets.
 target_field() {
 	# shellcheck disable=SC2046 # the key's four bytes, as four words
-	"$BPFTOOL" -j map lookup pinned "$PIN_ROOT/$IF_STEER/xs_targets" key $(printf '%d %d %d %d' \
+	"$BPFTOOL" -j map lookup pinned "$(pin_dir "$NS_STEER" "$IF_STEER")/xs_targets" key $(printf '%d %d %d %d' \
 		$(($1 & 255)) $((($1 >> 8) & 255)) $((($1 >> 16) & 255)) $((($1 >> 24) & 255))) |
 		pyx "d[\"formatted\"][\"value\"][\"$2\"]" -
 }
@@ -481,7 +481,7 @@ for doc in sys.stdin.read().split("\n\n"):
     for o in json.loads(doc):
         for p in o.get("pinned", []):
             if p.startswith(d):
-                print(p[len(d):], o["id"])' "$PIN_ROOT/$IF_STEER" | sort
+                print(p[len(d):], o["id"])' "$(pin_dir "$NS_STEER" "$IF_STEER")" | sort
 }
 
 # upgrade.md, what is refused: the program on the interface not the pinned one
@@ -506,7 +506,7 @@ t_upgrade_refusals() {
 	run_in "$NS_STEER" ip link set dev "$IF_STEER" xdpgeneric off
 
 	attach --xdp-mode skb >/dev/null
-	rm "$PIN_ROOT/$IF_STEER/xs_build"
+	rm "$(pin_dir "$NS_STEER" "$IF_STEER")/xs_build"
 	pins_ids >"$XS_TMP/pins.before"
 	foreign=$(prog_on_iface)
 	rc=0

@@ -75,7 +75,7 @@ bss = [m["id"] for m in bt("map", "show") if m["id"] in ids and m.get("name", ""
 e = bt("map", "dump", "id", str(bss[0]))[0]
 on = [v for v in e.get("formatted", e)["value"][".bss"] if "xs_trace_on" in v]
 print(json.dumps({"filter": [f["formatted"]["value"] for f in filt], "on": on}, sort_keys=True))' \
-		"$BPFTOOL" "$PIN_ROOT/$IF_STEER"
+		"$BPFTOOL" "$(pin_dir "$NS_STEER" "$IF_STEER")"
 }
 
 setup_lb() {

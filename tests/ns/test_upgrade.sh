@@ -299,6 +299,35 @@ t_layout_refused() {
 	xs upgrade "$IF_STEER"
 }
 
+# An attachment made by a build without the trace maps: their pins are gone,
+# as they never existed there. The upgrade creates them empty; a missing map
+# that holds state (xs_tx_ports) still refuses it.
+t_new_maps_created() {
+	local out rc=0 d m
+	attach --seed "$SEED_A" >/dev/null
+	xs apply "$IF_STEER" -f "$(conf_file n "target cpu 0")" >/dev/null
+	d=$(pin_dir "$NS_STEER" "$IF_STEER")
+	for m in xs_trace_filter xs_trace_ring xs_trace_scratch; do
+		rm "$d/$m" || fail "no pin $m to remove"
+	done
+	out=$(xs upgrade "$IF_STEER" -v 2>&1) || rc=$?
+	echo "$out"
+	assert_eq "upgrade exit status" "$rc" 0
+	grep -q "map xs_trace_ring is new in this build: the upgrade creates it" <<<"$out" ||
+		fail "the upgrade (-v) does not say it creates the trace maps"
+	for m in xs_trace_filter xs_trace_ring xs_trace_scratch; do
+		[ -e "$d/$m" ] || fail "the upgrade did not pin $m"
+	done
+	xs status "$IF_STEER" | grep -q "1 upgrade," || fail "status does not count the upgrade"
+	rm "$d/xs_tx_ports"
+	rc=0
+	out=$(xs upgrade "$IF_STEER" 2>&1) || rc=$?
+	echo "$out"
+	assert_eq "upgrade without xs_tx_ports: exit status" "$rc" 1
+	grep -q "map xs_tx_ports: this build has it, the running attachment has not" <<<"$out" ||
+		fail "a missing stateful map is not named"
+}
+
 # ---- 3. nothing to upgrade ----------------------------------------------------
 
 t_nothing_attached() {
