@@ -502,7 +502,7 @@ t_udp_dns() {
 t_file_rules() {
 	local f
 	T=$XS_TMP/rules
-	local IF_STEER=$IF_LB # dump_state reads it
+	local IF_STEER=$IF_LB NS_STEER=$NS_LB # dump_state reads them
 	lb_setup
 	dump_state "$T.before"
 	f=$T.conf
