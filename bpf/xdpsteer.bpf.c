@@ -17,6 +17,7 @@
 #include "xs_flow.h"
 #include "xs_order.h"
 #include "xs_parse.h"
+#include "xs_parse_prog.h"
 #include "xs_quic.h"
 #include "xs_service.h"
 #include "xs_target.h"
@@ -42,20 +43,6 @@ int xdpsteer_clock_start(void *ctx)
 	if (bpf_timer_set_callback(&c->timer, xs_clock_tick))
 		return 3;
 	return bpf_timer_start(&c->timer, c->period_ns, 0) ? 4 : 0;
-}
-
-/*
- * The parser as a global subprogram: verified once, and its result reaches
- * the caller as plain data. Inlined, every way through the parser (VLAN
- * depth, family, extension headers, ICMP kind, fragment) was a distinct
- * verifier state for the whole rest of the program: 992,246 of the
- * 1,000,000 instructions the verifier allows.
- */
-__attribute__((noinline)) int xs_parse_global(struct xdp_md *ctx, struct xs_parsed *p)
-{
-	if (!p)
-		return XS_C_TRUNC_ETH;
-	return xs_parse((void *)(long)ctx->data, (void *)(long)ctx->data_end, p);
 }
 
 /*

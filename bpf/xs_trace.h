@@ -23,6 +23,7 @@
 #include "xs_trace_rec.h"
 #include "xs_maps.h"
 #include "xs_parse.h"
+#include "xs_parse_prog.h"
 
 /* Non-zero while a trace runs: the only thing an untraced packet reads. */
 volatile __u32 xs_trace_on;
@@ -70,8 +71,6 @@ static __always_inline __u32 xs_trace_armed(void)
 {
 	return xs_trace_on;
 }
-
-int xs_parse_global(struct xdp_md *ctx, struct xs_parsed *p);
 
 static __always_inline int xs_trace_key_match(const struct xs_trace_filter *f,
 					      const struct xs_flow_key *k)

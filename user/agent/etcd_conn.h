@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * The etcd client's insides, shared by its two halves: etcd.c (the
- * connection, unary requests, life cycle) and etcd_watch.c (the watch
- * stream). Nothing outside those two files includes this.
+ * The etcd client's insides: its state and its plumbing (etcd_conn.c),
+ * which the unary requests and life cycle (etcd.c) and the watch
+ * (etcd_watch.c) share. Nothing outside those three files includes this.
  */
 #ifndef XS_ETCD_CONN_H
 #define XS_ETCD_CONN_H
@@ -54,6 +54,13 @@ struct curl_slist *xs_etcd_headers(const struct xs_etcd *e);
 /* An error answer's gRPC code, or -1 when it names none; 0 when @o is no error. */
 int xs_etcd_answer_error(struct xs_etcd *e, struct json_object *o, long http);
 int xs_etcd_authenticate(struct xs_etcd *e);
+/*
+ * POST @body to @path as the configured user, if any: *@out the parsed
+ * answer (json_object_put() it), or -errno with the reason in e->err
+ * (-ENOENT: no such lease, -ESTALE: compacted, -EIO: anything else).
+ */
+int xs_etcd_call(struct xs_etcd *e, const char *path, struct json_object *body,
+		 struct json_object **out);
 void xs_json_add_b64(struct json_object *o, const char *name, const char *s, size_t len);
 void xs_json_add_i64(struct json_object *o, const char *name, long long v);
 
