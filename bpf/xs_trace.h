@@ -17,6 +17,7 @@
 #ifndef XS_BPF_TRACE_H
 #define XS_BPF_TRACE_H
 
+#include <stdbool.h>
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include "xdpsteer.h"
@@ -142,6 +143,26 @@ static __always_inline int xs_trace_take(struct xdp_md *ctx, const struct xs_tra
 
 #define XS_TRACE_SLOW 2
 
+/* The trace's filter and this CPU's scratch, when a trace is armed. */
+static __always_inline bool xs_trace_state(const struct xs_trace_filter **f,
+					   struct xs_trace_scratch **s)
+{
+	__u32 zero = 0;
+
+	*f = bpf_map_lookup_elem(&xs_trace_filter, &zero);
+	*s = bpf_map_lookup_elem(&xs_trace_scratch, &zero);
+	return *f && *s && (*f)->owner;
+}
+
+/* The key the parser left in @s against the filter, then the take. */
+static __always_inline int xs_trace_match(struct xdp_md *ctx, const struct xs_trace_filter *f,
+					  struct xs_trace_scratch *s)
+{
+	if (!xs_trace_key_match(f, &XS_TRACE_P(s)->key))
+		return 0;
+	return xs_trace_take(ctx, f, s);
+}
+
 /*
  * Before the decision: 1 if this packet is traced (its snapshot taken), 0
  * if not, XS_TRACE_SLOW if the fast parser could not key it: then the
@@ -153,19 +174,14 @@ __attribute__((noinline)) int xs_trace_pre(struct xdp_md *ctx)
 {
 	const struct xs_trace_filter *f;
 	struct xs_trace_scratch *s;
-	__u32 zero = 0;
 
-	f = bpf_map_lookup_elem(&xs_trace_filter, &zero);
-	s = bpf_map_lookup_elem(&xs_trace_scratch, &zero);
-	if (!f || !s || !f->owner)
+	if (!xs_trace_state(&f, &s))
 		return 0;
 	s->pending = 0;
 	__builtin_memset(XS_TRACE_P(s), 0, sizeof(struct xs_parsed));
 	if (xs_parse_fast((void *)(long)ctx->data, (void *)(long)ctx->data_end, XS_TRACE_P(s)))
 		return XS_TRACE_SLOW;
-	if (!xs_trace_key_match(f, &XS_TRACE_P(s)->key))
-		return 0;
-	return xs_trace_take(ctx, f, s);
+	return xs_trace_match(ctx, f, s);
 }
 
 /* xs_trace_pre() for what the fast parser leaves to the global one. */
@@ -173,19 +189,14 @@ __attribute__((noinline)) int xs_trace_pre_slow(struct xdp_md *ctx)
 {
 	const struct xs_trace_filter *f;
 	struct xs_trace_scratch *s;
-	__u32 zero = 0;
 
-	f = bpf_map_lookup_elem(&xs_trace_filter, &zero);
-	s = bpf_map_lookup_elem(&xs_trace_scratch, &zero);
-	if (!f || !s || !f->owner)
+	if (!xs_trace_state(&f, &s))
 		return 0;
 	__builtin_memset(XS_TRACE_P(s), 0, sizeof(struct xs_parsed));
 	if (xs_parse_global(ctx, XS_TRACE_P(s)) != XS_PARSE_OK)
 		/* Traced by its reason alone. */
 		__builtin_memset(&XS_TRACE_P(s)->key, 0, sizeof(XS_TRACE_P(s)->key));
-	if (!xs_trace_key_match(f, &XS_TRACE_P(s)->key))
-		return 0;
-	return xs_trace_take(ctx, f, s);
+	return xs_trace_match(ctx, f, s);
 }
 
 /*
