@@ -118,11 +118,12 @@ int xs_cmd_show(const struct xs_args *a)
 		return err;
 	err = xs_model_load(&h, &m, true);
 	if (!err) {
-		if (xs_flag(a, "json")) {
-			err = xs_json_print(a, xs_model_json(&m, h.ifname, xs_flag(a, "secrets")));
+		if (xs_flag(a, XS_OPT_JSON)) {
+			err = xs_json_print(a, xs_model_json(&m, h.ifname,
+							   xs_flag(a, XS_OPT_SECRETS)));
 		} else {
 			printf("# xdpsteer show %s\n", h.ifname);
-			xs_config_print(&m, xs_flag(a, "secrets"), stdout);
+			xs_config_print(&m, xs_flag(a, XS_OPT_SECRETS), stdout);
 		}
 		xs_model_free(&m);
 	}
@@ -231,9 +232,9 @@ static int xs_apply_ctx_run(void *ctx)
 
 int xs_cmd_apply(const struct xs_args *a)
 {
-	const char *file = xs_arg(a, "file");
-	bool dry_run = xs_flag(a, "dry-run"), watch = xs_flag(a, "watch");
-	bool json = xs_flag(a, "json");
+	const char *file = xs_arg(a, XS_OPT_FILE);
+	bool dry_run = xs_flag(a, XS_OPT_DRY_RUN), watch = xs_flag(a, XS_OPT_WATCH);
+	bool json = xs_flag(a, XS_OPT_JSON);
 	struct xs_handle h;
 	char *text = NULL;
 	int err;

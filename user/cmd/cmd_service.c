@@ -34,7 +34,7 @@ int xs_edit_service_del(struct xs_model *m, const struct xs_handle *h,
 
 int xs_cmd_service_list(const struct xs_args *a)
 {
-	xs_json *arr = xs_flag(a, "json") ? xj_arr() : NULL;
+	xs_json *arr = xs_flag(a, XS_OPT_JSON) ? xj_arr() : NULL;
 	struct xs_service_entry *sv = NULL;
 	struct xs_target *all = NULL;
 	struct xs_health_state hs = { 0 };
@@ -56,7 +56,7 @@ int xs_cmd_service_list(const struct xs_args *a)
 	      xs_pinned_counts(&h, all, pinned);
 	if (err)
 		goto out;
-	xs_health_read(xs_arg(a, "run-dir"), h.ifname, &hs);
+	xs_health_read(xs_arg(a, XS_OPT_RUN_DIR), h.ifname, &hs);
 	for (i = 0; i < n; i++) {
 		struct xs_pool pool;
 		char name[80], addr[INET6_ADDRSTRLEN], src4[INET_ADDRSTRLEN],
