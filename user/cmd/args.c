@@ -23,9 +23,18 @@ static int xs_count(const struct xs_opt *t)
 	return n;
 }
 
+static int xs_count_keys(const struct xs_key *t)
+{
+	int n = 0;
+
+	while (t && t[n].opt.name)
+		n++;
+	return n;
+}
+
 int xs_cmd_nopts(const struct xs_cmd *cmd)
 {
-	return xs_count(cmd->opts) + xs_count(cmd->keys);
+	return xs_count(cmd->opts) + xs_count_keys(cmd->keys);
 }
 
 /* Option @i of @cmd: its own options first, then the keys of the object it edits. */
@@ -33,7 +42,7 @@ const struct xs_opt *xs_cmd_opt(const struct xs_cmd *cmd, int i)
 {
 	int own = xs_count(cmd->opts);
 
-	return i < own ? &cmd->opts[i] : &cmd->keys[i - own];
+	return i < own ? &cmd->opts[i] : &cmd->keys[i - own].opt;
 }
 
 char xs_opt_short(const char *name)

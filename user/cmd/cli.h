@@ -26,9 +26,6 @@
 /* A command's run() returns -XS_EUSAGE for a usage error (exit 2), printed. */
 #define XS_EUSAGE 4096
 
-/* An option: --name [arg]. The same struct as the model's keys, which commands take as options. */
-#define xs_opt xs_key
-
 struct xs_args {
 	const struct xs_cmd *cmd;
 	int npos;
