@@ -39,6 +39,13 @@ enum xs_key_show {
 	XS_SHOW_NEVER,	/* another printer's (the check's), or not state (seed-file) */
 };
 
+/* Whether `show --json` has a key, named as the key with '_' for '-'. */
+enum xs_key_json {
+	XS_JSON_NO,
+	XS_JSON_ALWAYS,
+	XS_JSON_SET,	/* when it is not @none, as XS_SHOW_SET */
+};
+
 struct xs_key;
 /* A key that needs more than its kind: a rule that reads another field, a side effect. */
 typedef int (*xs_key_set_fn)(void *spec, const struct xs_key *k, const char *val);
@@ -59,6 +66,7 @@ struct xs_key {
 	const struct xs_name *names;	/* XS_KK_NAME */
 	xs_key_set_fn set;	/* parses instead of the kind (which still prints and compares) */
 	enum xs_key_show show;
+	enum xs_key_json json;
 	const char *example;	/* a value the key takes, as show prints it back (tests) */
 };
 

@@ -36,28 +36,34 @@ static int xs_set_weight(void *spec, const struct xs_key *k, const char *val);
 
 /* A place's slot list: its count and slots, not its id (the id key's). */
 #define XS_KEY_SLOTS(T) .kind = XS_KK_SLOTS, .off = offsetof(T, place.n_slots), \
-	.size = sizeof(struct xs_place) - offsetof(struct xs_place, n_slots)
+	.size = sizeof(struct xs_place) - offsetof(struct xs_place, n_slots), \
+	.show = XS_SHOW_SET, .json = XS_JSON_ALWAYS
+/* A place's id: XS_NO_TARGET when the commit picks it, and then not printed. */
 #define XS_KEY_ID(T, lo, hi) .kind = XS_KK_UINT, XS_KEY_FIELD(T, place.id), .min = (lo), \
-	.max = (hi), .show = XS_SHOW_SET, .none = XS_NO_TARGET
+	.max = (hi), .show = XS_SHOW_SET, .json = XS_JSON_SET, .none = XS_NO_TARGET
 
 #define SET(m) XS_KEY_FIELD(struct xs_settings, m)
 const struct xs_key xs_settings_keys[] = {
 	XS_KEY("seed", "HEX", "128-bit hash key as 32 hex digits (default: random at attach)",
-	  .kind = XS_KK_SEED, SET(seed), .set = xs_set_seed, .show = XS_SHOW_NEVER,
-	  .example = "00112233445566778899aabbccddeeff"),
+	       .kind = XS_KK_SEED, SET(seed), .set = xs_set_seed, .show = XS_SHOW_NEVER,
+	       .json = XS_JSON_ALWAYS, .example = "00112233445566778899aabbccddeeff"),
 	XS_KEY("algo", "jump|shuffle", "the queue pool's selection algorithm (default jump)",
-	  .kind = XS_KK_NAME, SET(algo), .names = xs_algo_names, .example = "shuffle"),
-	XS_KEY("hand-size", "H", "shuffle: cards per hand, 1-15 (default " XS_XSTR(XS_DEFAULT_HAND) ")",
-	  .kind = XS_KK_UINT, SET(hand_size), .min = 1, .max = XS_MAX_HAND - 1, .example = "3"),
+	       .kind = XS_KK_NAME, SET(algo), .names = xs_algo_names, .json = XS_JSON_ALWAYS,
+	       .example = "shuffle"),
+	XS_KEY("hand-size", "H",
+	       "shuffle: cards per hand, 1-15 (default " XS_XSTR(XS_DEFAULT_HAND) ")",
+	       .kind = XS_KK_UINT, SET(hand_size), .min = 1, .max = XS_MAX_HAND - 1,
+	       .json = XS_JSON_ALWAYS, .example = "3"),
 	XS_KEY("hash-fields", "LIST", "flow hash fields (default src,dst,sport,dport,proto)",
-	  .kind = XS_KK_FIELDS, SET(flow_fields), .example = "src,dport"),
+	       .kind = XS_KK_FIELDS, SET(flow_fields), .json = XS_JSON_ALWAYS,
+	       .example = "src,dport"),
 	XS_KEY("hand-fields", "LIST", "shuffle: fields that deal the hand (default src)",
-	  .kind = XS_KK_FIELDS, SET(hand_fields), .example = "dst"),
+	       .kind = XS_KK_FIELDS, SET(hand_fields), .json = XS_JSON_ALWAYS, .example = "dst"),
 	XS_KEY("slot-count", "N", "the queue pool's slots, holes included (default: as needed)",
-	  .kind = XS_KK_UINT, SET(slot_count), .min = 1, .max = XS_MAX_BUCKETS,
-	  .show = XS_SHOW_SET, .example = "64"),
+	       .kind = XS_KK_UINT, SET(slot_count), .min = 1, .max = XS_MAX_BUCKETS,
+	       .show = XS_SHOW_SET, .json = XS_JSON_ALWAYS, .example = "64"),
 	XS_KEY("seed-file", "PATH", "read the seed from PATH (root's, not readable by others)",
-	  .set = xs_set_seed_file, .show = XS_SHOW_NEVER),
+	       .set = xs_set_seed_file, .show = XS_SHOW_NEVER),
 	{ .opt = { NULL } },
 };
 #undef SET
@@ -65,73 +71,80 @@ const struct xs_key xs_settings_keys[] = {
 #define TGT(m) XS_KEY_FIELD(struct xs_target_spec, m)
 const struct xs_key xs_target_keys[] = {
 	XS_KEY("qsize", "Q", "cpu: cpumap queue size in frames, 1-" XS_XSTR(XS_MAX_QSIZE)
-			" (default " XS_XSTR(XS_DEFAULT_QSIZE) ")",
-	  .kind = XS_KK_UINT, TGT(t.qsize), .min = 1, .max = XS_MAX_QSIZE, .set = xs_set_qsize,
-	  .show = XS_SHOW_SET, .example = "512"),
+			     " (default " XS_XSTR(XS_DEFAULT_QSIZE) ")",
+	       .kind = XS_KK_UINT, TGT(t.qsize), .min = 1, .max = XS_MAX_QSIZE,
+	       .set = xs_set_qsize, .show = XS_SHOW_SET, .json = XS_JSON_SET, .example = "512"),
 	XS_KEY("drain", NULL, "added draining: in no slot, takes no new flows",
-	  .kind = XS_KK_FLAG, TGT(drain), .show = XS_SHOW_LATE),
+	       .kind = XS_KK_FLAG, TGT(drain), .show = XS_SHOW_LATE, .json = XS_JSON_ALWAYS),
 	XS_KEY("id", "N", "dev: its target id (as show prints it; default: chosen)",
-	  XS_KEY_ID(struct xs_target_spec, XS_DEV_BASE, XS_BACKEND_BASE - 1),
-	  .set = xs_set_target_id, .example = "130"),
+	       XS_KEY_ID(struct xs_target_spec, XS_DEV_BASE, XS_BACKEND_BASE - 1),
+	       .set = xs_set_target_id, .example = "130"),
 	XS_KEY("slots", "LIST", "the slot it holds, as show prints it (default: chosen)",
-	  XS_KEY_SLOTS(struct xs_target_spec), .set = xs_set_target_slots, .show = XS_SHOW_SET,
-	  .example = "7"),
+	       XS_KEY_SLOTS(struct xs_target_spec), .set = xs_set_target_slots, .example = "7"),
 	{ .opt = { NULL } },
 };
 #undef TGT
 
 #define SVC(m) XS_KEY_FIELD(struct xs_service_spec, m)
+#define SVC_BITS(m) .off2 = offsetof(struct xs_service_spec, m)
 #define ONOFF .kind = XS_KK_NAME, .names = xs_onoff_names, .show = XS_SHOW_SET, .example = "on"
 /* Key order is help's; show prints them in it, XS_SHOW_LATE ones last. */
 const struct xs_key xs_service_keys[] = {
 	XS_KEY("algo", "jump|shuffle", "selection algorithm (default jump)",
-	  .kind = XS_KK_NAME, SVC(algo), .names = xs_algo_names, .example = "shuffle"),
-	XS_KEY("hand-size", "H", "shuffle: cards per hand, 1-15 (default " XS_XSTR(XS_DEFAULT_HAND) ")",
-	  .kind = XS_KK_UINT, SVC(hand_size), .min = 1, .max = XS_MAX_HAND - 1, .example = "5"),
-	XS_KEY("encap", "ipip|l2|gue", "delivery: IP-in-IP tunnel, L2 DSR or GUE over UDP (default ipip)",
-	  .kind = XS_KK_NAME, SVC(svc.encap), .names = xs_encap_names, .example = "gue"),
-	XS_KEY("tunnel-src", "CIDR", "ipip, gue: outer IPv4 source prefix (default "
-				XS_DEFAULT_TUNNEL_SRC4 ")",
-	  .kind = XS_KK_CIDR4, SVC(svc.src4), .off2 = offsetof(struct xs_service_spec, svc.src4_bits),
-	  .example = "10.9.0.0/24"),
-	XS_KEY("tunnel-src6", "CIDR", "ipip, gue: outer IPv6 source prefix (default "
-				 XS_DEFAULT_TUNNEL_SRC6 ")",
-	  .kind = XS_KK_CIDR6, SVC(svc.src6), .off2 = offsetof(struct xs_service_spec, svc.src6_bits),
-	  .example = "fd00:9::/112"),
+	       .kind = XS_KK_NAME, SVC(algo), .names = xs_algo_names, .json = XS_JSON_ALWAYS,
+	       .example = "shuffle"),
+	XS_KEY("hand-size", "H",
+	       "shuffle: cards per hand, 1-15 (default " XS_XSTR(XS_DEFAULT_HAND) ")",
+	       .kind = XS_KK_UINT, SVC(hand_size), .min = 1, .max = XS_MAX_HAND - 1,
+	       .json = XS_JSON_ALWAYS, .example = "5"),
+	XS_KEY("encap", "ipip|l2|gue",
+	       "delivery: IP-in-IP tunnel, L2 DSR or GUE over UDP (default ipip)",
+	       .kind = XS_KK_NAME, SVC(svc.encap), .names = xs_encap_names,
+	       .json = XS_JSON_ALWAYS, .example = "gue"),
+	XS_KEY("tunnel-src", "CIDR",
+	       "ipip, gue: outer IPv4 source prefix (default " XS_DEFAULT_TUNNEL_SRC4 ")",
+	       .kind = XS_KK_CIDR4, SVC(svc.src4), SVC_BITS(svc.src4_bits),
+	       .json = XS_JSON_ALWAYS, .example = "10.9.0.0/24"),
+	XS_KEY("tunnel-src6", "CIDR",
+	       "ipip, gue: outer IPv6 source prefix (default " XS_DEFAULT_TUNNEL_SRC6 ")",
+	       .kind = XS_KK_CIDR6, SVC(svc.src6), SVC_BITS(svc.src6_bits),
+	       .json = XS_JSON_ALWAYS, .example = "fd00:9::/112"),
 	XS_KEY("slot-count", "N", "its pool's slots, holes included (default: as needed)",
-	  .kind = XS_KK_UINT, SVC(slot_count), .min = 1, .max = XS_MAX_BUCKETS,
-	  .show = XS_SHOW_SET, .example = "128"),
+	       .kind = XS_KK_UINT, SVC(slot_count), .min = 1, .max = XS_MAX_BUCKETS,
+	       .show = XS_SHOW_SET, .json = XS_JSON_ALWAYS, .example = "128"),
 	XS_KEY("hash-fields", "LIST", "its flow hash fields, e.g. dport (default: the interface's)",
-	  .kind = XS_KK_FIELDS, SVC(flow_fields), .show = XS_SHOW_LATE, .example = "dport"),
-	XS_KEY("quic", "on|off", "udp: route short-header QUIC by the server id in its connection id "
-			    "(default off)",
-	  SVC(svc.quic), .set = xs_set_quic, ONOFF),
-	XS_KEY("second-chance", "on|off", "gue: a backend without the connection sends it on to the "
-				     "backend before the last change (default off)",
-	  SVC(svc.second_chance), ONOFF),
+	       .kind = XS_KK_FIELDS, SVC(flow_fields), .show = XS_SHOW_LATE, .example = "dport"),
+	XS_KEY("quic", "on|off",
+	       "udp: route short-header QUIC by the server id in its connection id (default off)",
+	       SVC(svc.quic), .set = xs_set_quic, ONOFF),
+	XS_KEY("second-chance", "on|off", "gue: a backend without the connection sends it on to "
+					  "the backend before the last change (default off)",
+	       SVC(svc.second_chance), ONOFF),
 	XS_KEY("second-chance-window", "DURATION", "how long after a change that lasts (default "
-					      XS_XSTR(XS_DEFAULT_CHANCE_WINDOW_S) "s)",
-	  .kind = XS_KK_SECONDS, SVC(svc.chance_window_s), .min = 1,
-	  .max = XS_MAX_CHANCE_WINDOW_S, .show = XS_SHOW_WITH_PREV, .example = "90s"),
+						   XS_XSTR(XS_DEFAULT_CHANCE_WINDOW_S) "s)",
+	       .kind = XS_KK_SECONDS, SVC(svc.chance_window_s), .min = 1,
+	       .max = XS_MAX_CHANCE_WINDOW_S, .show = XS_SHOW_WITH_PREV, .example = "90s"),
 	/* The check's keys: its own setter, and one printer for them all (check.c). */
 	XS_CHECK_KEYS(.set = xs_set_check, .show = XS_SHOW_NEVER),
 	{ .opt = { NULL } },
 };
 #undef ONOFF
+#undef SVC_BITS
 #undef SVC
 
 #define BE(m) XS_KEY_FIELD(struct xs_backend_spec, m)
 const struct xs_key xs_backend_keys[] = {
-	XS_KEY("weight", "W", "share of new flows, 1-" XS_XSTR(XS_MAX_WEIGHT) " (default 1): W slots",
-	  .kind = XS_KK_UINT, BE(t.weight), .min = 1, .max = XS_MAX_WEIGHT, .set = xs_set_weight,
-	  .example = "3"),
+	XS_KEY("weight", "W",
+	       "share of new flows, 1-" XS_XSTR(XS_MAX_WEIGHT) " (default 1): W slots",
+	       .kind = XS_KK_UINT, BE(t.weight), .min = 1, .max = XS_MAX_WEIGHT,
+	       .set = xs_set_weight, .json = XS_JSON_ALWAYS, .example = "3"),
 	XS_KEY("drain", NULL, "added draining: in no slot, takes no new flows",
-	  .kind = XS_KK_FLAG, BE(drain), .show = XS_SHOW_LATE),
+	       .kind = XS_KK_FLAG, BE(drain), .show = XS_SHOW_LATE, .json = XS_JSON_ALWAYS),
 	XS_KEY("id", "N", "its target id (as show prints it; default: chosen)",
-	  XS_KEY_ID(struct xs_backend_spec, XS_BACKEND_BASE, XS_MAX_TARGETS - 1),
-	  .example = "400"),
+	       XS_KEY_ID(struct xs_backend_spec, XS_BACKEND_BASE, XS_MAX_TARGETS - 1),
+	       .example = "400"),
 	XS_KEY("slots", "LIST", "the slots it holds, as show prints it (default: chosen)",
-	  XS_KEY_SLOTS(struct xs_backend_spec), .show = XS_SHOW_SET, .example = "0,7,12"),
+	       XS_KEY_SLOTS(struct xs_backend_spec), .example = "0,7,12"),
 	{ .opt = { NULL } },
 };
 #undef BE
