@@ -63,11 +63,11 @@ static __always_inline __u32 xs_outer_len(__u8 encap, __u8 family, const struct 
  * xdpsteer builds for little-endian targets only (include/xs_hash.h).
  */
 static __always_inline void xs_ip4_outer(struct iphdr *ip, __u8 tos, __u16 tot_len, __be32 saddr,
-					 __be32 daddr, __u8 proto, __u8 ttl)
+					 __be32 daddr, __u8 proto)
 {
 	__u32 *w = (__u32 *)ip;
 	__u16 len = bpf_htons(tot_len);
-	__u16 ttl_proto = bpf_htons((ttl << 8) | proto);
+	__u16 ttl_proto = bpf_htons((XS_OUTER_TTL << 8) | proto);
 	__u16 ver_tos = bpf_htons((0x45 << 8) | tos);
 	__u32 sum;
 
@@ -149,7 +149,6 @@ static __always_inline void xs_recipe_outer(struct xs_recipe *r, const struct xs
 					    const struct xs_target *be, __u32 flow_hash)
 {
 	r->encap = svc->encap;
-	r->ttl = svc->outer_ttl ?: XS_OUTER_TTL;
 	r->family = be->family;
 	r->label = (flow_hash >> 12) & 0xfffff;
 	if (be->family == XS_FAMILY_IPV4) {
@@ -254,7 +253,7 @@ static __always_inline int xs_encap(struct xdp_md *ctx, const struct xs_parsed *
 		}
 		eth->h_proto = bpf_htons(ETH_P_IP);
 		xs_ip4_outer(ip, p->tos, p->ip_len + outer, XS_W32C(r->saddr, 0),
-			     XS_W32C(r->daddr, 0), proto, r->ttl);
+			     XS_W32C(r->daddr, 0), proto);
 	} else {
 		struct ipv6hdr *ip6 = (void *)(eth + 1);
 		__u32 label = r->label;
@@ -282,7 +281,7 @@ static __always_inline int xs_encap(struct xdp_md *ctx, const struct xs_parsed *
 		ip6->flow_lbl[1] = (__u8)(label >> 8);
 		ip6->flow_lbl[2] = (__u8)label;
 		ip6->payload_len = bpf_htons(p->ip_len + outer - sizeof(*ip6));
-		ip6->hop_limit = r->ttl;
+		ip6->hop_limit = XS_OUTER_TTL;
 		__builtin_memcpy(&ip6->saddr, r->saddr, 16);
 		__builtin_memcpy(&ip6->daddr, r->daddr, 16);
 	}

@@ -117,8 +117,7 @@ struct xs_service {
 	__u8 src4[4] XS_ADDR;    /* ipip: outer IPv4 source prefix */
 	__u8 src6[16] XS_ADDR;   /* ipip: outer IPv6 source prefix */
 	_Bool second_chance; /* gue: a hop list names the previous generation's backend too */
-	__u8 outer_ttl;      /* ipip, gue: the outer header's TTL; 0: 64 */
-	__u8 pad_chance[2];
+	__u8 pad_chance[3];
 	__u32 chance_window_s; /* second chance: how long after a change it lasts */
 };
 _Static_assert(sizeof(struct xs_service) == 36, "xs_service keeps its layout");
@@ -344,7 +343,7 @@ struct xs_recipe {
 	enum xs_family family;   /* the backend's, so the outer header's */
 	__u32 epoch;         /* xs_epoch when it was made */
 	_Bool ready;         /* false until made for the flow the entry holds */
-	__u8 ttl;            /* the outer header's TTL (hop limit) */
+	__u8 pad;
 	_Bool quic;          /* the service's quic: a packet's connection id may send it elsewhere */
 	__u8 pad2;
 };

@@ -124,9 +124,6 @@ const struct xs_key xs_service_keys[] = {
 						   XS_XSTR(XS_DEFAULT_CHANCE_WINDOW_S) "s)",
 	       .kind = XS_KK_SECONDS, SVC(svc.chance_window_s), .min = 1,
 	       .max = XS_MAX_CHANCE_WINDOW_S, .show = XS_SHOW_WITH_PREV, .example = "90s"),
-	XS_KEY("outer-ttl", "N", "ipip, gue: the outer header's TTL, 1-255 (default 64)",
-	       .kind = XS_KK_UINT, SVC(svc.outer_ttl), .min = 1, .max = 255,
-	       .show = XS_SHOW_SET, .example = "32"),
 	/* The check's keys: its own setter, and one printer for them all (check.c). */
 	XS_CHECK_KEYS(.set = xs_set_check, .show = XS_SHOW_NEVER),
 	{ .opt = { NULL } },
