@@ -198,8 +198,8 @@ TEST(service_same_sees_every_delivery_key)
 			    k->example);
 		ASSERT_TRUE(xs_service_same(&a.svc.svc, &a.svc.svc), "a service differs from itself");
 	}
-	/* encap tunnel-src tunnel-src6 quic second-chance second-chance-window */
-	ASSERT_EQ(n, 6, "service keys bound to struct xs_service");
+	/* At least encap tunnel-src tunnel-src6 quic second-chance second-chance-window. */
+	ASSERT_TRUE(n >= 6, "only %d service keys bound to struct xs_service", n);
 }
 
 /* show's line for a service is its keys in table order, the late ones last. */
