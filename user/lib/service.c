@@ -241,11 +241,11 @@ __u32 xs_backend_uid(void)
 
 bool xs_service_same(const struct xs_service *a, const struct xs_service *b)
 {
-	/* Every key bound to a field of struct xs_service, as the spec holds it. */
+	/* Every key bound to a field of struct xs_service, as a spec holds it. */
+	struct xs_service_spec sa = { .svc = *a }, sb = { .svc = *b };
 	size_t at = offsetof(struct xs_service_spec, svc);
 
-	return xs_keys_same(xs_service_keys, (const char *)a - at, (const char *)b - at, at,
-			    at + sizeof(*a));
+	return xs_keys_same(xs_service_keys, &sa, &sb, at, at + sizeof(*a));
 }
 
 /* Adjust xs_self.n_services by @delta: 0 lets packets skip the service lookup. */

@@ -70,11 +70,11 @@ struct xs_backend_spec {
 	struct xs_place place;
 };
 
-extern const struct xs_key xs_settings_keys[];	/* seed algo hand-size hash-fields hand-fields slot-count seed-file */
-extern const struct xs_key xs_target_keys[];	/* qsize drain id slots */
-/* algo hand-size encap tunnel-src tunnel-src6 slot-count hash-fields quic, then the check's */
-extern const struct xs_key xs_service_keys[];
-extern const struct xs_key xs_backend_keys[];	/* weight drain id slots */
+/* The key tables (spec.c), each ended by a NULL name: the keys a line or command takes. */
+extern const struct xs_key xs_settings_keys[];
+extern const struct xs_key xs_target_keys[];
+extern const struct xs_key xs_service_keys[];	/* the check's keys last */
+extern const struct xs_key xs_backend_keys[];
 
 /* The setters below for a caller that holds a spec of either kind behind a key table. */
 typedef int (*xs_key_setter)(void *spec, const char *key, const char *val);
