@@ -82,8 +82,8 @@ TEST(every_key_is_bound)
 				    tables[t].what, k->opt.name);
 			ASSERT_TRUE(k->kind == XS_KK_NONE || k->off + k->size <= tables[t].size,
 				    "%s key '%s': field past the spec", tables[t].what, k->opt.name);
-			ASSERT_TRUE(k->kind == XS_KK_NONE || k->size, "%s key '%s': field of no size",
-				    tables[t].what, k->opt.name);
+			ASSERT_TRUE(k->kind == XS_KK_NONE || k->size,
+				    "%s key '%s': field of no size", tables[t].what, k->opt.name);
 			ASSERT_TRUE(k->kind == XS_KK_NONE || k->kind == XS_KK_FLAG || k->example,
 				    "%s key '%s': no example value", tables[t].what, k->opt.name);
 			ASSERT_TRUE(!k->opt.arg == (k->kind == XS_KK_FLAG),
@@ -196,7 +196,8 @@ TEST(service_same_sees_every_delivery_key)
 		ASSERT_TRUE(!xs_service_same(&a.svc.svc, &b.svc.svc),
 			    "services differing in %s %s compare the same", k->opt.name,
 			    k->example);
-		ASSERT_TRUE(xs_service_same(&a.svc.svc, &a.svc.svc), "a service differs from itself");
+		ASSERT_TRUE(xs_service_same(&a.svc.svc, &a.svc.svc),
+			    "a service differs from itself");
 	}
 	/* At least encap tunnel-src tunnel-src6 quic second-chance second-chance-window. */
 	ASSERT_TRUE(n >= 6, "only %d service keys bound to struct xs_service", n);

@@ -169,8 +169,8 @@ static void xs_doc_keys(FILE *f)
 
 	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
 		for (k = tables[i].keys; k->opt.name; k++)
-			fprintf(f, "%s %s%s%s\n", tables[i].object, k->opt.name, k->opt.arg ? " " : "",
-				k->opt.arg ? k->opt.arg : "");
+			fprintf(f, "%s %s%s%s\n", tables[i].object, k->opt.name,
+				k->opt.arg ? " " : "", k->opt.arg ? k->opt.arg : "");
 }
 
 /*

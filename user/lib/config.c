@@ -296,8 +296,11 @@ static int xs_cfg_line(struct xs_cfg *c, int line, char *s)
 		size_t i;
 
 		xs_suggest_init(&sg, tok[0], strlen(tok[0]));
-		for (i = 0; xs_settings_keys[i].opt.name; i++)
-			xs_suggest_add(&sg, xs_settings_keys[i].opt.name, strlen(xs_settings_keys[i].opt.name));
+		for (i = 0; xs_settings_keys[i].opt.name; i++) {
+			const char *name = xs_settings_keys[i].opt.name;
+
+			xs_suggest_add(&sg, name, strlen(name));
+		}
 		for (i = 0; i < 3; i++)
 			xs_suggest_add(&sg, objects[i], strlen(objects[i]));
 		xs_cfg_err(c, line, "unknown keyword '%s'%s (want seed, algo, hand-size, "

@@ -61,12 +61,14 @@ const struct xs_key *xs_key_find(const struct xs_key *keys, const char *what, co
 		if (strcmp(keys[i].opt.name, key))
 			continue;
 		if (!keys[i].opt.arg != !val) {
-			pr_warn("%s: '%s' %s\n", what, key, val ? "takes no value" : "needs a value");
+			pr_warn("%s: '%s' %s\n", what, key,
+				val ? "takes no value" : "needs a value");
 			return NULL;
 		}
 		return &keys[i];
 	}
-	pr_warn("%s: unknown key '%s'%s\n", what, key, xs_suggest_hint(&sg, NULL, hint, sizeof(hint)));
+	pr_warn("%s: unknown key '%s'%s\n", what, key,
+		xs_suggest_hint(&sg, NULL, hint, sizeof(hint)));
 	return NULL;
 }
 
