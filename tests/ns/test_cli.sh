@@ -182,6 +182,21 @@ t_options_anywhere() {
 	x_ok "detach" detach "$DEV_A"
 }
 
+# Every option code reads by id (user/cmd/opts.h) is an option of some
+# command: an id spelt unlike the command table would read as never given.
+t_option_ids() {
+	local name n=0
+	"$XS" completion bash >"$XS_TMP/opts.comp"
+	for name in $(sed -n 's/^\tX([A-Z0-9_]*, "\([a-z0-9-]*\)").*/\1/p' \
+		"$XS_TOP/user/cmd/opts.h"); do
+		grep -Eq -- "--$name([ '\"]|$)" "$XS_TMP/opts.comp" ||
+			fail "option id '$name' (opts.h) is no command's option"
+		n=$((n + 1))
+	done
+	[ "$n" -gt 40 ] || fail "read only $n option ids from opts.h"
+	echo "ok: $n option ids, each some command's option"
+}
+
 t_exit_codes() {
 	x_rc "no command" 2 "name a command"
 	x_rc "unknown option" 2 "target list: unknown option '--frob'" target list "$IF_STEER" --frob

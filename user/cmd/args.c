@@ -23,9 +23,18 @@ static int xs_count(const struct xs_opt *t)
 	return n;
 }
 
+static int xs_count_keys(const struct xs_key *t)
+{
+	int n = 0;
+
+	while (t && t[n].opt.name)
+		n++;
+	return n;
+}
+
 int xs_cmd_nopts(const struct xs_cmd *cmd)
 {
-	return xs_count(cmd->opts) + xs_count(cmd->keys);
+	return xs_count(cmd->opts) + xs_count_keys(cmd->keys);
 }
 
 /* Option @i of @cmd: its own options first, then the keys of the object it edits. */
@@ -33,7 +42,7 @@ const struct xs_opt *xs_cmd_opt(const struct xs_cmd *cmd, int i)
 {
 	int own = xs_count(cmd->opts);
 
-	return i < own ? &cmd->opts[i] : &cmd->keys[i - own];
+	return i < own ? &cmd->opts[i] : &cmd->keys[i - own].opt;
 }
 
 char xs_opt_short(const char *name)
@@ -67,16 +76,23 @@ int xs_opt_index(const struct xs_cmd *cmd, const char *name, size_t len)
 	return -1;
 }
 
-const char *xs_arg(const struct xs_args *a, const char *name)
+const char *const xs_opt_names[XS_OPT_COUNT] = {
+#define XS_OPT_NAME(id, name) [XS_OPT_##id] = name,
+	XS_OPTS(XS_OPT_NAME)
+#undef XS_OPT_NAME
+};
+
+const char *xs_arg(const struct xs_args *a, enum xs_opt_id id)
 {
+	const char *name = xs_opt_names[id];
 	int i = xs_opt_index(a->cmd, name, strlen(name));
 
 	return i < 0 ? NULL : a->val[i];
 }
 
-bool xs_flag(const struct xs_args *a, const char *name)
+bool xs_flag(const struct xs_args *a, enum xs_opt_id id)
 {
-	return xs_arg(a, name) != NULL;
+	return xs_arg(a, id) != NULL;
 }
 
 int xs_args_keys(const struct xs_args *a, xs_key_setter set, void *spec)

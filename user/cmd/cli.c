@@ -197,7 +197,7 @@ static int xs_parse_args(const struct xs_cmd *cmd, int argc, char **argv, const 
 	}
 	/* --pretty is JSON, pretty-printed. */
 	j = xs_opt_index(cmd, "json", 4);
-	if (j >= 0 && xs_flag(a, "pretty"))
+	if (j >= 0 && xs_flag(a, XS_OPT_PRETTY))
 		a->val[j] = "";
 	return 0;
 }
@@ -240,7 +240,7 @@ static const struct xs_cmd *xs_find(int nwords, char **words, const struct xs_cm
 static int xs_help(const struct xs_args *a)
 {
 	const struct xs_cmd *obj, *c;
-	const char *doc = xs_arg(a, "doc");
+	const char *doc = xs_arg(a, XS_OPT_DOC);
 	int used, rc;
 
 	if (!a->npos) {

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <linux/types.h>
 #include "model.h"
+#include "opts.h"
 #include "parse.h"
 
 /* trace: IFACE and four filter pairs. */
@@ -25,9 +26,6 @@
 #define XS_EXIT_USAGE 2
 /* A command's run() returns -XS_EUSAGE for a usage error (exit 2), printed. */
 #define XS_EUSAGE 4096
-
-/* An option: --name [arg]. The same struct as the model's keys, which commands take as options. */
-#define xs_opt xs_key
 
 struct xs_args {
 	const struct xs_cmd *cmd;
@@ -66,9 +64,9 @@ extern const struct xs_cmd xs_commands[];
 const char *xs_short_name(char c);
 /* Index of the option @name (@len chars) among @cmd's, or -1. */
 int xs_opt_index(const struct xs_cmd *cmd, const char *name, size_t len);
-/* Option value by name; NULL when not given. */
-const char *xs_arg(const struct xs_args *a, const char *name);
-bool xs_flag(const struct xs_args *a, const char *name);
+/* Option value by id (opts.h); NULL when not given, or when the command has no such option. */
+const char *xs_arg(const struct xs_args *a, enum xs_opt_id id);
+bool xs_flag(const struct xs_args *a, enum xs_opt_id id);
 /* Each of cmd->keys that was given, into @set (a model spec setter): 0 or its error. */
 int xs_args_keys(const struct xs_args *a, xs_key_setter set, void *spec);
 int xs_cli_main(int argc, char **argv);

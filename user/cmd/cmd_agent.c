@@ -137,7 +137,7 @@ static int xs_agent_request(const struct xs_args *a, const char *run_dir, const 
 		return -EPROTO;
 	}
 	free(reply);
-	if (xs_flag(a, "json"))
+	if (xs_flag(a, XS_OPT_JSON))
 		return xs_json_print(a, doc);
 	xs_agent_status_text(doc);
 	json_object_put(doc);
@@ -147,19 +147,19 @@ static int xs_agent_request(const struct xs_args *a, const char *run_dir, const 
 int xs_cmd_agent(const struct xs_args *a)
 {
 	struct xs_agent_opts o = {
-		.prefix = xs_arg(a, "prefix") ?: XS_AGENT_PREFIX,
-		.host = xs_arg(a, "host"),
-		.run_dir = xs_arg(a, "run-dir"),
-		.bird = xs_arg(a, "bird"),
-		.vip_dev = xs_arg(a, "vip-dev") ?: XS_AGENT_VIP_DEV,
-		.metrics = xs_arg(a, "metrics"),
+		.prefix = xs_arg(a, XS_OPT_PREFIX) ?: XS_AGENT_PREFIX,
+		.host = xs_arg(a, XS_OPT_HOST),
+		.run_dir = xs_arg(a, XS_OPT_RUN_DIR),
+		.bird = xs_arg(a, XS_OPT_BIRD),
+		.vip_dev = xs_arg(a, XS_OPT_VIP_DEV) ?: XS_AGENT_VIP_DEV,
+		.metrics = xs_arg(a, XS_OPT_METRICS),
 		.lease_ttl = XS_AGENT_LEASE_TTL,
 		.etcd = {
-			.endpoints = xs_arg(a, "etcd"),
-			.cacert = xs_arg(a, "cacert"),
-			.cert = xs_arg(a, "cert"),
-			.key = xs_arg(a, "key"),
-			.user = xs_arg(a, "user"),
+			.endpoints = xs_arg(a, XS_OPT_ETCD),
+			.cacert = xs_arg(a, XS_OPT_CACERT),
+			.cert = xs_arg(a, XS_OPT_CERT),
+			.key = xs_arg(a, XS_OPT_KEY),
+			.user = xs_arg(a, XS_OPT_USER),
 		},
 	};
 	struct sockaddr_storage metrics_addr;
@@ -196,7 +196,7 @@ int xs_cmd_agent(const struct xs_args *a)
 	if (!o.n_files && !o.etcd.endpoints && (o.n_ifaces == 1 || o.n_ifaces == 2) &&
 	    (!strcmp(o.ifaces[0], "drain") || !strcmp(o.ifaces[0], "undrain") ||
 	     !strcmp(o.ifaces[0], "status"))) {
-		if (o.n_ifaces == 2 && !xs_arg(a, "run-dir")) {
+		if (o.n_ifaces == 2 && !xs_arg(a, XS_OPT_RUN_DIR)) {
 			if (strlen(o.ifaces[1]) >= IF_NAMESIZE || strchr(o.ifaces[1], '/') ||
 			    o.ifaces[1][0] == '.') {
 				pr_warn("agent %s: '%s' is not an interface name\n", o.ifaces[0],
@@ -208,7 +208,7 @@ int xs_cmd_agent(const struct xs_args *a)
 		}
 		return xs_agent_request(a, o.run_dir, o.ifaces[0]);
 	}
-	if (xs_flag(a, "json")) {
+	if (xs_flag(a, XS_OPT_JSON)) {
 		pr_warn("agent: --json and --pretty go with a request (agent status, drain or "
 			"undrain), not with the daemon\n");
 		return -XS_EUSAGE;
@@ -230,7 +230,7 @@ int xs_cmd_agent(const struct xs_args *a)
 			return -EINVAL;
 		}
 	}
-	if ((s = xs_arg(a, "lease-ttl"))) {
+	if ((s = xs_arg(a, XS_OPT_LEASE_TTL))) {
 		if (xs_parse_u32(s, "--lease-ttl", 2, 3600, &ttl))
 			return -EINVAL;
 		o.lease_ttl = ttl;
@@ -243,7 +243,7 @@ int xs_cmd_agent(const struct xs_args *a)
 		hostname[sizeof(hostname) - 1] = 0;
 		o.host = hostname;
 	}
-	if ((s = xs_arg(a, "password-file"))) {
+	if ((s = xs_arg(a, XS_OPT_PASSWORD_FILE))) {
 		password = xs_read_password(s);
 		if (!password)
 			return -EINVAL;

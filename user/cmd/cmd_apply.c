@@ -19,39 +19,17 @@
 #include "service.h"
 #include "watch.h"
 
-/* An object's place, as show prints it: "id" (when named) and "slots". */
-static void xs_place_json(xs_json *o, const struct xs_place *p)
-{
-	xs_json *slots = xj_arr();
-	__u32 i;
-
-	if (p->id != XS_NO_TARGET)
-		xj_u64(o, "id", p->id);
-	for (i = 0; i < p->n_slots; i++)
-		xj_push(slots, json_object_new_int64(p->slots[i]));
-	xj_add(o, "slots", slots);
-}
-
 /* The model as a document: what `show` prints, with the file's keys as JSON keys. */
 static xs_json *xs_model_json(const struct xs_model *m, const char *ifname, bool secrets)
 {
 	xs_json *doc = xj_obj(), *set = xj_obj(), *tgts = xj_arr(), *svcs = xj_arr();
-	char buf[80], src4[INET_ADDRSTRLEN], src6[INET6_ADDRSTRLEN], check[256];
+	const size_t place_t = offsetof(struct xs_target_spec, place),
+		     place_b = offsetof(struct xs_backend_spec, place);
+	char buf[80], check[256];
 	__u32 i;
 
 	xj_str(doc, "ifname", ifname);
-	/* The seed is a secret: only when asked for. */
-	snprintf(buf, sizeof(buf), "%016llx%016llx", (unsigned long long)m->set.seed[0],
-		 (unsigned long long)m->set.seed[1]);
-	if (secrets)
-		xj_str(set, "seed", buf);
-	xj_str(set, "algo", xs_name_of(xs_algo_names, m->set.algo));
-	xj_u64(set, "hand_size", m->set.hand_size);
-	xs_format_fields(m->set.flow_fields, buf, sizeof(buf));
-	xj_str(set, "hash_fields", buf);
-	xs_format_fields(m->set.hand_fields, buf, sizeof(buf));
-	xj_str(set, "hand_fields", buf);
-	xj_u64(set, "slot_count", m->set.slot_count);
+	xs_keys_json(xs_settings_keys, &m->set, set, 0, sizeof(m->set), secrets);
 	xj_add(doc, "settings", set);
 	for (i = 0; i < m->n_tgt; i++) {
 		const struct xs_target_spec *t = &m->tgt[i].s;
@@ -59,13 +37,13 @@ static xs_json *xs_model_json(const struct xs_model *m, const char *ifname, bool
 
 		if (t->t.kind == XS_TARGET_CPU) {
 			xj_u64(o, "cpu", t->t.cpu);
-			xj_u64(o, "qsize", t->t.qsize);
 		} else {
 			xj_str(o, "dev", t->ifname[0] ? t->ifname : NULL); /* null: gone */
 			xj_u64(o, "ifindex", t->t.ifindex);
 		}
-		xj_bool(o, "drain", t->drain);
-		xs_place_json(o, &t->place);
+		/* Its keys, then where it sits: id (when named) and slots. */
+		xs_keys_json(xs_target_keys, t, o, 0, place_t, false);
+		xs_keys_json(xs_target_keys, t, o, place_t, sizeof(*t), false);
 		xj_push(tgts, o);
 	}
 	xj_add(doc, "targets", tgts);
@@ -75,16 +53,7 @@ static xs_json *xs_model_json(const struct xs_model *m, const char *ifname, bool
 
 		xs_format_service(&s->key, buf, sizeof(buf));
 		xj_str(o, "service", buf);
-		xj_str(o, "algo", xs_name_of(xs_algo_names, s->algo));
-		xj_u64(o, "hand_size", s->hand_size);
-		xj_str(o, "encap", xs_name_of(xs_encap_names, s->svc.encap));
-		inet_ntop(AF_INET, &s->svc.src4, src4, sizeof(src4));
-		inet_ntop(AF_INET6, s->svc.src6, src6, sizeof(src6));
-		snprintf(buf, sizeof(buf), "%s/%u", src4, 32 - s->svc.src4_bits);
-		xj_str(o, "tunnel_src", buf);
-		snprintf(buf, sizeof(buf), "%s/%u", src6, 128 - s->svc.src6_bits);
-		xj_str(o, "tunnel_src6", buf);
-		xj_u64(o, "slot_count", s->slot_count);
+		xs_keys_json(xs_service_keys, s, o, 0, sizeof(*s), false);
 		xs_check_format(&s->check, check, sizeof(check));
 		xj_str(o, "check", check[0] ? check + 1 : "none");
 		xj_add(o, "backends", xj_arr());
@@ -97,10 +66,10 @@ static xs_json *xs_model_json(const struct xs_model *m, const char *ifname, bool
 
 		xs_format_addr(b->t.addr, buf, sizeof(buf));
 		xj_str(o, "backend", buf);
-		xj_u64(o, "weight", b->t.weight);
-		xj_bool(o, "drain", b->drain);
+		xs_keys_json(xs_backend_keys, b, o, 0, place_b, false);
+		/* Down is the agent's finding, not a key. */
 		xj_bool(o, "down", b->down);
-		xs_place_json(o, &b->place);
+		xs_keys_json(xs_backend_keys, b, o, place_b, sizeof(*b), false);
 		xj_push(json_object_object_get(svc, "backends"), o);
 	}
 	xj_add(doc, "services", svcs);
@@ -118,11 +87,12 @@ int xs_cmd_show(const struct xs_args *a)
 		return err;
 	err = xs_model_load(&h, &m, true);
 	if (!err) {
-		if (xs_flag(a, "json")) {
-			err = xs_json_print(a, xs_model_json(&m, h.ifname, xs_flag(a, "secrets")));
+		if (xs_flag(a, XS_OPT_JSON)) {
+			err = xs_json_print(a, xs_model_json(&m, h.ifname,
+							   xs_flag(a, XS_OPT_SECRETS)));
 		} else {
 			printf("# xdpsteer show %s\n", h.ifname);
-			xs_config_print(&m, xs_flag(a, "secrets"), stdout);
+			xs_config_print(&m, xs_flag(a, XS_OPT_SECRETS), stdout);
 		}
 		xs_model_free(&m);
 	}
@@ -231,9 +201,9 @@ static int xs_apply_ctx_run(void *ctx)
 
 int xs_cmd_apply(const struct xs_args *a)
 {
-	const char *file = xs_arg(a, "file");
-	bool dry_run = xs_flag(a, "dry-run"), watch = xs_flag(a, "watch");
-	bool json = xs_flag(a, "json");
+	const char *file = xs_arg(a, XS_OPT_FILE);
+	bool dry_run = xs_flag(a, XS_OPT_DRY_RUN), watch = xs_flag(a, XS_OPT_WATCH);
+	bool json = xs_flag(a, XS_OPT_JSON);
 	struct xs_handle h;
 	char *text = NULL;
 	int err;

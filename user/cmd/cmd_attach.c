@@ -39,13 +39,13 @@ static __u32 xs_ms_to_ticks(__u64 ms)
 static int xs_parse_timeouts(const struct xs_args *a, struct xs_timeouts *to)
 {
 	const struct {
-		const char *opt;
+		enum xs_opt_id opt;
 		__u64 def_s;
 		__u32 *ticks;
 	} t[] = {
-		{ "tcp-timeout", XS_DEFAULT_TCP_TIMEOUT_S, &to->tcp },
-		{ "fin-timeout", XS_DEFAULT_FIN_TIMEOUT_S, &to->fin },
-		{ "udp-timeout", XS_DEFAULT_UDP_TIMEOUT_S, &to->udp },
+		{ XS_OPT_TCP_TIMEOUT, XS_DEFAULT_TCP_TIMEOUT_S, &to->tcp },
+		{ XS_OPT_FIN_TIMEOUT, XS_DEFAULT_FIN_TIMEOUT_S, &to->fin },
+		{ XS_OPT_UDP_TIMEOUT, XS_DEFAULT_UDP_TIMEOUT_S, &to->udp },
 	};
 	__u64 ms, shortest = XS_MAX_REFRESH_S * 4000ULL;
 	char what[32];
@@ -55,7 +55,7 @@ static int xs_parse_timeouts(const struct xs_args *a, struct xs_timeouts *to)
 		const char *v = xs_arg(a, t[i].opt);
 
 		ms = t[i].def_s * 1000;
-		snprintf(what, sizeof(what), "--%s", t[i].opt);
+		snprintf(what, sizeof(what), "--%s", xs_opt_names[t[i].opt]);
 		if (v && xs_parse_duration(v, what, 100, XS_MAX_TIMEOUT_S * 1000ULL, &ms))
 			return -EINVAL;
 		*t[i].ticks = xs_ms_to_ticks(ms);
@@ -90,34 +90,35 @@ static int xs_parse_attach(const struct xs_args *a, struct xs_attach_cfg *cfg)
 	cfg->cache_slots = XS_FLOW_CACHE_SLOTS;
 	cfg->unparsed_verdict = XDP_PASS;
 	cfg->gue_port = XS_DEFAULT_GUE_PORT;
-	if ((s = xs_arg(a, "xdp-mode"))) {
+	if ((s = xs_arg(a, XS_OPT_XDP_MODE))) {
 		if (xs_name_parse(xs_mode_names, s, "--xdp-mode", &v))
 			return -EINVAL;
 		cfg->mode = v;
 	}
-	if ((s = xs_arg(a, "flow-table-size")) &&
+	if ((s = xs_arg(a, XS_OPT_FLOW_TABLE_SIZE)) &&
 	    xs_parse_u32(s, "--flow-table-size", 0, 1U << 26, &cfg->flow_entries))
 		return -EINVAL;
-	if ((s = xs_arg(a, "flow-cache-size")) &&
+	if ((s = xs_arg(a, XS_OPT_FLOW_CACHE_SIZE)) &&
 	    (xs_parse_u32(s, "--flow-cache-size", 1, XS_FLOW_CACHE_MAX_SLOTS, &cfg->cache_slots) ||
 	     xs_power_of_two(s, "--flow-cache-size", cfg->cache_slots)))
 		return -EINVAL;
-	if ((s = xs_arg(a, "pin-rate")) &&
+	if ((s = xs_arg(a, XS_OPT_PIN_RATE)) &&
 	    xs_parse_u32(s, "--pin-rate", 0, 100000000, &cfg->pin_rate))
 		return -EINVAL;
 	if (xs_parse_timeouts(a, &cfg->timeouts))
 		return -EINVAL;
-	if ((s = xs_arg(a, "unparsed"))) {
+	if ((s = xs_arg(a, XS_OPT_UNPARSED))) {
 		if (xs_name_parse(xs_verdict_names, s, "--unparsed", &v))
 			return -EINVAL;
 		cfg->unparsed_verdict = v;
 	}
-	if ((s = xs_arg(a, "too-big"))) {
+	if ((s = xs_arg(a, XS_OPT_TOO_BIG))) {
 		if (xs_name_parse(xs_too_big_names, s, "--too-big", &v))
 			return -EINVAL;
 		cfg->too_big = v;
 	}
-	if ((s = xs_arg(a, "gue-port")) && xs_parse_u32(s, "--gue-port", 1, 65535, &cfg->gue_port))
+	s = xs_arg(a, XS_OPT_GUE_PORT);
+	if (s && xs_parse_u32(s, "--gue-port", 1, 65535, &cfg->gue_port))
 		return -EINVAL;
 	return 0;
 }
@@ -302,7 +303,7 @@ out:
 
 int xs_cmd_status(const struct xs_args *a)
 {
-	xs_json *arr = xs_flag(a, "json") ? xj_arr() : NULL;
+	xs_json *arr = xs_flag(a, XS_OPT_JSON) ? xj_arr() : NULL;
 	char root[PATH_MAX];
 	struct dirent *de;
 	int err = 0, n = 0, hidden = 0;

@@ -81,7 +81,7 @@ static int xs_decap_fill_addrs(int fd)
 
 int xs_cmd_decap_attach(const struct xs_args *a)
 {
-	const char *ifname = a->pos[0], *v = xs_arg(a, "xdp-mode");
+	const char *ifname = a->pos[0], *v = xs_arg(a, XS_OPT_XDP_MODE);
 	enum xdp_attach_mode mode = XDP_MODE_NATIVE;
 	struct xdp_program *xp = NULL;
 	struct xs_decap *skel = NULL;
@@ -99,7 +99,7 @@ int xs_cmd_decap_attach(const struct xs_args *a)
 		pr_warn("--xdp-mode: '%s' is not native or skb\n", v);
 		return -EINVAL;
 	}
-	v = xs_arg(a, "gue-port");
+	v = xs_arg(a, XS_OPT_GUE_PORT);
 	if (v && xs_parse_u32(v, "--gue-port", 1, 65535, &gue_port))
 		return -EINVAL;
 	ifindex = xs_ifindex(ifname);
@@ -235,7 +235,7 @@ static const char *const xs_decap_helps[] = { XS_DECAP_COUNTERS(XS_DECAP_HELP) }
 int xs_cmd_decap_stats(const struct xs_args *a)
 {
 	char dir[PATH_MAX], path[PATH_MAX];
-	bool json = xs_flag(a, "json");
+	bool json = xs_flag(a, XS_OPT_JSON);
 	xs_json *doc = NULL, *ctrs = NULL;
 	int fd, nr_cpus, cpu, err = 0;
 	__u64 *v;

@@ -92,7 +92,7 @@ static int xs_lookup_why_empty(const struct xs_handle *h, __u32 svc_id, char *bu
 
 int xs_cmd_lookup(const struct xs_args *a)
 {
-	bool json = xs_flag(a, "json"), pinned = false;
+	bool json = xs_flag(a, XS_OPT_JSON), pinned = false;
 	struct xs_endpoint src, dst;
 	struct xs_flow_key key, flow;
 	struct xs_decision d;

@@ -34,10 +34,11 @@ int xs_edit_service_del(struct xs_model *m, const struct xs_handle *h,
 
 int xs_cmd_service_list(const struct xs_args *a)
 {
-	xs_json *arr = xs_flag(a, "json") ? xj_arr() : NULL;
+	xs_json *arr = xs_flag(a, XS_OPT_JSON) ? xj_arr() : NULL;
 	struct xs_service_entry *sv = NULL;
 	struct xs_target *all = NULL;
 	struct xs_health_state hs = { 0 };
+	struct xs_service_spec sp = { 0 };
 	struct xs_target_stats ts;
 	struct xs_handle h;
 	__u32 n = 0, i, t, *pinned = NULL;
@@ -56,11 +57,10 @@ int xs_cmd_service_list(const struct xs_args *a)
 	      xs_pinned_counts(&h, all, pinned);
 	if (err)
 		goto out;
-	xs_health_read(xs_arg(a, "run-dir"), h.ifname, &hs);
+	xs_health_read(xs_arg(a, XS_OPT_RUN_DIR), h.ifname, &hs);
 	for (i = 0; i < n; i++) {
 		struct xs_pool pool;
-		char name[80], addr[INET6_ADDRSTRLEN], src4[INET_ADDRSTRLEN],
-			src6[INET6_ADDRSTRLEN], buf[INET6_ADDRSTRLEN + 8];
+		char name[80], addr[INET6_ADDRSTRLEN];
 		const struct xs_service *s = &sv[i].svc;
 		xs_json *o = NULL, *bes = NULL;
 		struct xs_check ck;
@@ -72,20 +72,17 @@ int xs_cmd_service_list(const struct xs_args *a)
 		}
 		xs_format_service(&sv[i].key, name, sizeof(name));
 		xs_check_get(&h, &sv[i].key, &ck);
-		inet_ntop(AF_INET, &s->src4, src4, sizeof(src4));
-		inet_ntop(AF_INET6, s->src6, src6, sizeof(src6));
 		if (arr) {
 			o = xj_obj();
 			bes = xj_arr();
 			xj_str(o, "service", name);
 			xj_u64(o, "id", s->id);
-			xj_str(o, "algo", xs_name_of(xs_algo_names, pool.hdr.algo));
-			xj_u64(o, "hand_size", pool.hdr.hand_size);
-			xj_str(o, "encap", xs_name_of(xs_encap_names, s->encap));
-			snprintf(buf, sizeof(buf), "%s/%u", src4, 32 - s->src4_bits);
-			xj_str(o, "tunnel_src", buf);
-			snprintf(buf, sizeof(buf), "%s/%u", src6, 128 - s->src6_bits);
-			xj_str(o, "tunnel_src6", buf);
+			/* As show --json has them: the pool's algo and hand, the delivery. */
+			sp.algo = pool.hdr.algo;
+			sp.hand_size = pool.hdr.hand_size;
+			sp.svc = *s;
+			xs_keys_json(xs_service_keys, &sp, o, offsetof(struct xs_service_spec, svc),
+				     offsetof(struct xs_service_spec, slot_count), false);
 			xj_u64(o, "slots", pool.hdr.n_buckets);
 			xj_u64(o, "live_slots", xs_pool_live(&pool));
 			xs_check_get(&h, &sv[i].key, &ck);

@@ -14,11 +14,12 @@
 
 static int sim_format(const struct xs_args *a, enum xs_sim_format *fmt)
 {
-	if (xs_flag(a, "csv") && xs_flag(a, "json")) {
+	if (xs_flag(a, XS_OPT_CSV) && xs_flag(a, XS_OPT_JSON)) {
 		pr_warn("%s: --csv and --json exclude each other\n", a->cmd->words);
 		return -EINVAL;
 	}
-	*fmt = xs_flag(a, "csv") ? XS_SIM_CSV : xs_flag(a, "json") ? XS_SIM_JSON : XS_SIM_TEXT;
+	*fmt = xs_flag(a, XS_OPT_CSV)  ? XS_SIM_CSV :
+	       xs_flag(a, XS_OPT_JSON) ? XS_SIM_JSON : XS_SIM_TEXT;
 	return 0;
 }
 
@@ -95,14 +96,14 @@ static int sim_iso_svg(const void *r, const char *path)
 }
 
 /* An optional --name value, left at its default when absent. */
-static int opt_u32(const struct xs_args *a, const char *name, __u32 min, __u32 max, __u32 *out)
+static int opt_u32(const struct xs_args *a, enum xs_opt_id id, __u32 min, __u32 max, __u32 *out)
 {
-	const char *s = xs_arg(a, name);
+	const char *s = xs_arg(a, id);
 	char what[40];
 
 	if (!s)
 		return 0;
-	snprintf(what, sizeof(what), "--%s", name);
+	snprintf(what, sizeof(what), "--%s", xs_opt_names[id]);
 	return xs_parse_u32(s, what, min, max, out);
 }
 
@@ -112,19 +113,19 @@ int xs_cmd_sim_resize(const struct xs_args *a)
 		.keys = 1000000, .from = 20, .to = 21, .remove = XS_NO_TARGET, .check_every = 100,
 	};
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	const char *plot = xs_arg(a, "plot");
+	const char *plot = xs_arg(a, XS_OPT_PLOT);
 	enum xs_sim_format fmt;
 	struct xs_sim_resize *r;
 	int err;
 
-	if (sim_format(a, &fmt) || opt_u32(a, "keys", 1, 100000000, &o.keys) ||
-	    opt_u32(a, "from", 1, XS_MAX_TARGETS, &o.from) ||
-	    opt_u32(a, "to", 1, XS_MAX_TARGETS, &o.to) ||
-	    opt_u32(a, "remove", 0, XS_MAX_TARGETS - 1, &o.remove) ||
-	    opt_u32(a, "check-every", 0, 100000000, &o.check_every))
+	if (sim_format(a, &fmt) || opt_u32(a, XS_OPT_KEYS, 1, 100000000, &o.keys) ||
+	    opt_u32(a, XS_OPT_FROM, 1, XS_MAX_TARGETS, &o.from) ||
+	    opt_u32(a, XS_OPT_TO, 1, XS_MAX_TARGETS, &o.to) ||
+	    opt_u32(a, XS_OPT_REMOVE, 0, XS_MAX_TARGETS - 1, &o.remove) ||
+	    opt_u32(a, XS_OPT_CHECK_EVERY, 0, 100000000, &o.check_every))
 		return -EINVAL;
 	o.threads = cpus > 0 ? (__u32)cpus : 1;
-	if (opt_u32(a, "threads", 1, 16, &o.threads))
+	if (opt_u32(a, XS_OPT_THREADS, 1, 16, &o.threads))
 		return -EINVAL;
 	if (o.remove != XS_NO_TARGET && (o.remove >= o.from || o.from < 2)) {
 		pr_warn("sim resize: --remove %u is not one of the %u shards (0 to %u), or it is "
@@ -170,19 +171,19 @@ int xs_cmd_sim_isolation(const struct xs_args *a)
 		.hands = { 1, 2, 3, 4, 6, 8 }, .nhands = 6,
 		.events = 1000000, .flow_packets = 16, .util = 0.8, .rng_seed = 1,
 	};
-	const char *plot = xs_arg(a, "plot"), *hands = xs_arg(a, "hands");
+	const char *plot = xs_arg(a, XS_OPT_PLOT), *hands = xs_arg(a, XS_OPT_HANDS);
 	__u32 load_pct = 80, seed = 1;
 	enum xs_sim_format fmt;
 	struct xs_iso_result *r;
 	int err;
 
-	if (sim_format(a, &fmt) || opt_u32(a, "tenants", 2, 10000000, &o.tenants) ||
-	    opt_u32(a, "queues", 1, XS_MAX_BUCKETS, &o.queues) ||
-	    opt_u32(a, "heavy", 0, 10000000, &o.heavy) ||
-	    opt_u32(a, "ratio", 1, 1000000, &o.ratio) ||
-	    opt_u32(a, "events", 1000, 200000000, &o.events) ||
-	    opt_u32(a, "flow-packets", 1, 1000000, &o.flow_packets) ||
-	    opt_u32(a, "load", 1, 99, &load_pct) || opt_u32(a, "seed", 0, ~0u, &seed) ||
+	if (sim_format(a, &fmt) || opt_u32(a, XS_OPT_TENANTS, 2, 10000000, &o.tenants) ||
+	    opt_u32(a, XS_OPT_QUEUES, 1, XS_MAX_BUCKETS, &o.queues) ||
+	    opt_u32(a, XS_OPT_HEAVY, 0, 10000000, &o.heavy) ||
+	    opt_u32(a, XS_OPT_RATIO, 1, 1000000, &o.ratio) ||
+	    opt_u32(a, XS_OPT_EVENTS, 1000, 200000000, &o.events) ||
+	    opt_u32(a, XS_OPT_FLOW_PACKETS, 1, 1000000, &o.flow_packets) ||
+	    opt_u32(a, XS_OPT_LOAD, 1, 99, &load_pct) || opt_u32(a, XS_OPT_SEED, 0, ~0u, &seed) ||
 	    (hands && parse_hands(hands, &o)))
 		return -EINVAL;
 	o.util = load_pct / 100.0;

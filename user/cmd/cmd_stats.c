@@ -165,7 +165,7 @@ static int xs_print_services(const struct xs_handle *h, const struct xs_target *
 /* The text and --json tables. */
 static int xs_stats_print(const struct xs_args *a, bool json)
 {
-	bool per_cpu = xs_flag(a, "per-cpu");
+	bool per_cpu = xs_flag(a, XS_OPT_PER_CPU);
 	xs_json *doc = NULL, *tgts = NULL, *svcs = NULL, *ctrs = NULL;
 	struct xs_target_stats sum, *pc = NULL;
 	struct xs_target *all = NULL;
@@ -229,7 +229,7 @@ static int xs_stats_print(const struct xs_args *a, bool json)
 			goto out;
 		xs_print_target(&h, &all[i], i, -1, pinned[i], &sum, pc, tgts, per_cpu);
 	}
-	err = xs_print_services(&h, all, pinned, svcs, xs_arg(a, "run-dir"));
+	err = xs_print_services(&h, all, pinned, svcs, xs_arg(a, XS_OPT_RUN_DIR));
 	if (err)
 		goto out;
 	if (!json)
@@ -280,20 +280,20 @@ static int xs_stats_prom(const char *ifname, const char *run_dir)
 
 int xs_cmd_stats(const struct xs_args *a)
 {
-	const char *fmt = xs_arg(a, "format"), *watch = xs_arg(a, "watch");
-	unsigned int f = xs_flag(a, "json") ? XS_FMT_JSON : XS_FMT_TEXT;
+	const char *fmt = xs_arg(a, XS_OPT_FORMAT), *watch = xs_arg(a, XS_OPT_WATCH);
+	unsigned int f = xs_flag(a, XS_OPT_JSON) ? XS_FMT_JSON : XS_FMT_TEXT;
 	__u64 interval_ms = 1000;
 
 	if (fmt) {
 		if (xs_name_parse(xs_stats_formats, fmt, "stats: --format", &f))
 			return -EINVAL;
-		if (xs_flag(a, "json") && f != XS_FMT_JSON) {
+		if (xs_flag(a, XS_OPT_JSON) && f != XS_FMT_JSON) {
 			pr_warn("stats: --json and --format %s ask for two formats; give one\n", fmt);
 			return -XS_EUSAGE;
 		}
 	}
 	if (watch) {
-		if (f != XS_FMT_TEXT || xs_flag(a, "per-cpu")) {
+		if (f != XS_FMT_TEXT || xs_flag(a, XS_OPT_PER_CPU)) {
 			pr_warn("stats: --watch prints rates as text; it takes no --json, --format or "
 				"--per-cpu\n");
 			return -XS_EUSAGE;
@@ -304,11 +304,11 @@ int xs_cmd_stats(const struct xs_args *a)
 		return xs_stats_watch(a->pos[0], interval_ms);
 	}
 	if (f == XS_FMT_PROMETHEUS) {
-		if (xs_flag(a, "per-cpu")) {
+		if (xs_flag(a, XS_OPT_PER_CPU)) {
 			pr_warn("stats: --format prometheus sums over CPUs; it takes no --per-cpu\n");
 			return -XS_EUSAGE;
 		}
-		return xs_stats_prom(a->pos[0], xs_arg(a, "run-dir"));
+		return xs_stats_prom(a->pos[0], xs_arg(a, XS_OPT_RUN_DIR));
 	}
 	return xs_stats_print(a, f == XS_FMT_JSON);
 }

@@ -84,7 +84,7 @@ int xs_edit_target_undrain(struct xs_model *m, const struct xs_handle *h,
 
 int xs_cmd_target_list(const struct xs_args *a)
 {
-	xs_json *arr = xs_flag(a, "json") ? xj_arr() : NULL;
+	xs_json *arr = xs_flag(a, XS_OPT_JSON) ? xj_arr() : NULL;
 	struct xs_pool pool = { 0 };
 	struct xs_target *all = NULL;
 	struct xs_service_entry *sv = NULL;

@@ -27,7 +27,7 @@ int xs_cmd_version(const struct xs_args *a)
 	size_t i;
 
 	snprintf(libbpf, sizeof(libbpf), "%u.%u", libbpf_major_version(), libbpf_minor_version());
-	if (!xs_flag(a, "json")) {
+	if (!xs_flag(a, XS_OPT_JSON)) {
 		printf("xdpsteer %s\n", XS_VERSION);
 		/* libxdp 1.3 has no run-time version call: the version it was built against. */
 		printf("libbpf %s, libxdp %s, json-c %s\n", libbpf, XS_LIBXDP_VERSION,

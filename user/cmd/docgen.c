@@ -168,9 +168,9 @@ static void xs_doc_keys(FILE *f)
 	size_t i;
 
 	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
-		for (k = tables[i].keys; k->name; k++)
-			fprintf(f, "%s %s%s%s\n", tables[i].object, k->name, k->arg ? " " : "",
-				k->arg ? k->arg : "");
+		for (k = tables[i].keys; k->opt.name; k++)
+			fprintf(f, "%s %s%s%s\n", tables[i].object, k->opt.name,
+				k->opt.arg ? " " : "", k->opt.arg ? k->opt.arg : "");
 }
 
 /*

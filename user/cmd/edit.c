@@ -18,7 +18,7 @@ struct xs_edit_ctx {
 static int xs_edit_commit(void *ctx)
 {
 	struct xs_edit_ctx *e = ctx;
-	struct xs_commit_opts o = { .dry_run = xs_flag(e->a, "dry-run") };
+	struct xs_commit_opts o = { .dry_run = xs_flag(e->a, XS_OPT_DRY_RUN) };
 	struct xs_model m;
 	int err;
 
@@ -28,7 +28,7 @@ static int xs_edit_commit(void *ctx)
 	 * which then moves the fewest flows (a re-added target takes back its
 	 * old slot, say).
 	 */
-	err = xs_model_load(e->h, &m, xs_arg(e->a, "id") || xs_arg(e->a, "slots"));
+	err = xs_model_load(e->h, &m, xs_arg(e->a, XS_OPT_ID) || xs_arg(e->a, XS_OPT_SLOTS));
 	if (!err) {
 		err = e->edit(&m, e->h, e->a) ?: xs_model_commit(e->h, &m, &o);
 		xs_model_free(&m);
@@ -46,14 +46,14 @@ int xs_cmd_edit(const struct xs_args *a, xs_edit_fn edit)
 	err = xs_open(a->pos[0], &h);
 	if (err)
 		return err;
-	if (!xs_flag(a, "json")) {
+	if (!xs_flag(a, XS_OPT_JSON)) {
 		err = xs_edit_commit(&e);
 	} else {
 		/* --json: the commit's report, as a document, once it is done. */
 		err = xs_capture_stdout(xs_edit_commit, &e, &text);
 		if (!err)
 			err = xs_json_print(a, xs_plan_json(text, h.ifname, NULL,
-							    xs_flag(a, "dry-run")));
+							    xs_flag(a, XS_OPT_DRY_RUN)));
 		free(text);
 	}
 	xs_close(&h);

@@ -54,7 +54,7 @@ int xs_json_print(const struct xs_args *a, xs_json *doc)
 	const char *s;
 	int err = 0;
 
-	if (a && xs_flag(a, "pretty"))
+	if (a && xs_flag(a, XS_OPT_PRETTY))
 		flags |= JSON_C_TO_STRING_PRETTY;
 	s = doc ? json_object_to_json_string_ext(doc, flags) : NULL;
 	if (!s) {

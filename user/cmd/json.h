@@ -43,6 +43,13 @@ void xj_push(xs_json *a, xs_json *val);
  * when it could not be rendered or written (printed).
  */
 int xs_json_print(const struct xs_args *a, xs_json *doc);
+/*
+ * The keys of @keys (key.h) that `show --json` has, of those bound to a field
+ * in [@lo, @hi) of @spec, into @o (key_json.c). A seed only with @secrets.
+ */
+struct xs_key;
+void xs_keys_json(const struct xs_key *keys, const void *spec, xs_json *o, size_t lo, size_t hi,
+		  bool secrets);
 /* Release a document that will not be printed. NULL is fine. */
 static inline void xs_json_drop(xs_json *doc)
 {

@@ -18,7 +18,7 @@ enum xs_check_key {
 	XS_CK_PATH, XS_CK_EXPECT, XS_CK_SEND, XS_CK_REPLY, XS_CK_MIN_HEALTHY, XS_CK_ON_DOWN,
 };
 
-static const struct xs_key xs_check_keys[] = { XS_CHECK_KEYS };
+static const struct xs_key xs_check_keys[] = { XS_CHECK_KEYS() };
 
 /* The kinds each key needs; 0: any kind but none. */
 static const __u32 xs_check_key_kinds[XS_CHECK_NKEYS] = {
@@ -84,7 +84,7 @@ int xs_check_set(struct xs_check *c, __u32 *given, int k, const char *val)
 		break;
 	case XS_CK_INTERVAL:
 	case XS_CK_TIMEOUT:
-		if (!xs_parse_duration(val, xs_check_keys[k].name, k == XS_CK_INTERVAL ?
+		if (!xs_parse_duration(val, xs_check_keys[k].opt.name, k == XS_CK_INTERVAL ?
 				       XS_CHECK_MIN_INTERVAL_MS : XS_CHECK_MIN_TIMEOUT_MS,
 				       XS_CHECK_MAX_INTERVAL_MS, &ms)) {
 			*(k == XS_CK_INTERVAL ? &c->interval_ms : &c->timeout_ms) = (__u32)ms;
@@ -93,7 +93,7 @@ int xs_check_set(struct xs_check *c, __u32 *given, int k, const char *val)
 		break;
 	case XS_CK_RISE:
 	case XS_CK_FALL:
-		if (!xs_parse_u32(val, xs_check_keys[k].name, 1, XS_CHECK_MAX_COUNT, &u)) {
+		if (!xs_parse_u32(val, xs_check_keys[k].opt.name, 1, XS_CHECK_MAX_COUNT, &u)) {
 			*(k == XS_CK_RISE ? &c->rise : &c->fall) = (__u8)u;
 			err = 0;
 		}
@@ -148,12 +148,12 @@ int xs_check_validate(const struct xs_check *c, __u32 given, const struct xs_ser
 			continue;
 		if (c->kind == XS_CHECK_NONE) {
 			pr_warn("service %s: %s needs a check (add check tcp|http|udp|dns)\n", name,
-				xs_check_keys[k].name);
+				xs_check_keys[k].opt.name);
 			return -EINVAL;
 		}
 		if (kinds && !(kinds & (1U << c->kind))) {
 			pr_warn("service %s: %s applies to %s checks only, not %s\n", name,
-				xs_check_keys[k].name, k <= XS_CK_EXPECT ? "http" : "udp",
+				xs_check_keys[k].opt.name, k <= XS_CK_EXPECT ? "http" : "udp",
 				xs_name_of(xs_check_kind_names, c->kind));
 			return -EINVAL;
 		}

@@ -27,24 +27,36 @@
 #define XS_CHECK_MIN_TIMEOUT_MS 10
 #define XS_CHECK_MAX_COUNT 100	/* rise and fall */
 
-/* The check keys of a service line, in xs_service_keys from XS_CHECK_KEY0 on (spec.c). */
-#define XS_CHECK_KEYS \
-	{ "check", "tcp|http|udp|dns|none", "health check the agent runs on each backend " \
-					    "(default none; docs/health.md)" }, \
-	{ "check-port", "P", "check: the port probed on each backend (default the service's)" }, \
-	{ "interval", "DURATION", "check: time between probes, e.g. 2s or 500ms (default 2s)" }, \
-	{ "timeout", "DURATION", "check: a probe not answered in this fails, at most the " \
-				 "interval (default 1s)" }, \
-	{ "rise", "N", "check: good probes in a row that bring a backend back, 1-100 (default 3)" }, \
-	{ "fall", "N", "check: failed probes in a row that take it out, 1-100 (default 3)" }, \
-	{ "check-path", "/PATH", "http: the path GET asks for (default /)" }, \
-	{ "expect", "CODE", "http: the status code wanted, 100-599 (default 200)" }, \
-	{ "check-send", "TEXT", "udp: the datagram sent (default one zero byte)" }, \
-	{ "check-reply", "TEXT", "udp: what the answer must start with (default: any answer)" }, \
-	{ "min-healthy", "N", "check: fewer backends up than N is reported, and withdraws the " \
-			      "VIP from BGP (default 1)" }, \
-	{ "on-down", "redecide|drain", "check: flows pinned to a backend taken out are decided " \
-				       "again, or kept as on drain (default redecide)" }
+/* The check keys of a service line, in xs_service_keys (spec.c); @... adds to each entry. */
+#define XS_CHECK_KEYS(...) \
+	XS_KEY("check", "tcp|http|udp|dns|none", \
+	       "health check the agent runs on each backend (default none; docs/health.md)", \
+	       __VA_ARGS__), \
+	XS_KEY("check-port", "P", \
+	       "check: the port probed on each backend (default the service's)", __VA_ARGS__), \
+	XS_KEY("interval", "DURATION", \
+	       "check: time between probes, e.g. 2s or 500ms (default 2s)", __VA_ARGS__), \
+	XS_KEY("timeout", "DURATION", \
+	       "check: a probe not answered in this fails, at most the interval (default 1s)", \
+	       __VA_ARGS__), \
+	XS_KEY("rise", "N", \
+	       "check: good probes in a row that bring a backend back, 1-100 (default 3)", \
+	       __VA_ARGS__), \
+	XS_KEY("fall", "N", \
+	       "check: failed probes in a row that take it out, 1-100 (default 3)", __VA_ARGS__), \
+	XS_KEY("check-path", "/PATH", "http: the path GET asks for (default /)", __VA_ARGS__), \
+	XS_KEY("expect", "CODE", \
+	       "http: the status code wanted, 100-599 (default 200)", __VA_ARGS__), \
+	XS_KEY("check-send", "TEXT", \
+	       "udp: the datagram sent (default one zero byte)", __VA_ARGS__), \
+	XS_KEY("check-reply", "TEXT", \
+	       "udp: what the answer must start with (default: any answer)", __VA_ARGS__), \
+	XS_KEY("min-healthy", "N", \
+	       "check: fewer backends up than N is reported, and withdraws the VIP from BGP " \
+	       "(default 1)", __VA_ARGS__), \
+	XS_KEY("on-down", "redecide|drain", \
+	       "check: flows pinned to a backend taken out are decided again, or kept as on " \
+	       "drain (default redecide)", __VA_ARGS__)
 #define XS_CHECK_NKEYS 12
 
 /* Defaults: no check, and GLB's timings should one be turned on. */

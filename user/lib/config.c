@@ -71,15 +71,15 @@ static int xs_cfg_keys(const struct xs_cfg *c, int line, const char *what,
 	int i, j, k;
 
 	for (i = 0; i < ntok; i = j) {
-		for (k = 0; keys[k].name && strcmp(keys[k].name, tok[i]); k++)
+		for (k = 0; keys[k].opt.name && strcmp(keys[k].opt.name, tok[i]); k++)
 			;
-		if (keys[k].name && (seen & (1U << k))) {
+		if (keys[k].opt.name && (seen & (1U << k))) {
 			xs_cfg_err(c, line, "%s: '%s' given twice", what, tok[i]);
 			return -EINVAL;
 		}
 		seen |= 1U << k;
 		j = i + 1;
-		if (keys[k].name && keys[k].arg) {
+		if (keys[k].opt.name && keys[k].opt.arg) {
 			if (j >= ntok) {
 				xs_cfg_err(c, line, "%s: '%s' needs a value", what, tok[i]);
 				return -EINVAL;
@@ -141,8 +141,8 @@ static int xs_cfg_setting_index(const char *w)
 {
 	int k;
 
-	for (k = 0; xs_settings_keys[k].name; k++)
-		if (!strcmp(w, xs_settings_keys[k].name))
+	for (k = 0; xs_settings_keys[k].opt.name; k++)
+		if (!strcmp(w, xs_settings_keys[k].opt.name))
 			return k;
 	return -1;
 }
@@ -296,8 +296,11 @@ static int xs_cfg_line(struct xs_cfg *c, int line, char *s)
 		size_t i;
 
 		xs_suggest_init(&sg, tok[0], strlen(tok[0]));
-		for (i = 0; xs_settings_keys[i].name; i++)
-			xs_suggest_add(&sg, xs_settings_keys[i].name, strlen(xs_settings_keys[i].name));
+		for (i = 0; xs_settings_keys[i].opt.name; i++) {
+			const char *name = xs_settings_keys[i].opt.name;
+
+			xs_suggest_add(&sg, name, strlen(name));
+		}
 		for (i = 0; i < 3; i++)
 			xs_suggest_add(&sg, objects[i], strlen(objects[i]));
 		xs_cfg_err(c, line, "unknown keyword '%s'%s (want seed, algo, hand-size, "

@@ -8,54 +8,13 @@
 #include "plan.h"
 #include "spec.h"
 
-static void xs_fmt_encap(const struct xs_service *s, char *b, size_t n)
+/* The delivery keys: those bound to a field of struct xs_service (spec.c). */
+static bool xs_delivery_key(const struct xs_key *k)
 {
-	snprintf(b, n, "%s", xs_name_of(xs_encap_names, s->encap));
+	size_t lo = offsetof(struct xs_service_spec, svc);
+
+	return k->size && k->off >= lo && k->off < lo + sizeof(struct xs_service);
 }
-
-static void xs_fmt_src4(const struct xs_service *s, char *b, size_t n)
-{
-	char a[INET_ADDRSTRLEN];
-
-	inet_ntop(AF_INET, s->src4, a, sizeof(a));
-	snprintf(b, n, "%s/%u", a, 32 - s->src4_bits);
-}
-
-static void xs_fmt_src6(const struct xs_service *s, char *b, size_t n)
-{
-	char a[INET6_ADDRSTRLEN];
-
-	inet_ntop(AF_INET6, s->src6, a, sizeof(a));
-	snprintf(b, n, "%s/%u", a, 128 - s->src6_bits);
-}
-
-static void xs_fmt_quic(const struct xs_service *s, char *b, size_t n)
-{
-	snprintf(b, n, "%s", s->quic ? "on" : "off");
-}
-
-static void xs_fmt_chance(const struct xs_service *s, char *b, size_t n)
-{
-	snprintf(b, n, "%s", s->second_chance ? "on" : "off");
-}
-
-static void xs_fmt_window(const struct xs_service *s, char *b, size_t n)
-{
-	snprintf(b, n, "%us", s->chance_window_s);
-}
-
-/* The delivery settings of struct xs_service, each by its key's name (spec.c). */
-static const struct {
-	const char *name;
-	void (*fmt)(const struct xs_service *s, char *buf, size_t len);
-} xs_service_fields[] = {
-	{ "encap", xs_fmt_encap },
-	{ "tunnel-src", xs_fmt_src4 },
-	{ "tunnel-src6", xs_fmt_src6 },
-	{ "quic", xs_fmt_quic },
-	{ "second-chance", xs_fmt_chance },
-	{ "second-chance-window", xs_fmt_window },
-};
 
 #define XS_PUT(buf, len, n, ...) \
 	((n) += (size_t)snprintf((buf) + (n), (n) < (len) ? (len) - (n) : 0, __VA_ARGS__))
@@ -63,24 +22,31 @@ static const struct {
 void xs_plan_service_diff(const struct xs_service *o, const struct xs_service *n, char *buf,
 			  size_t len)
 {
+	struct xs_service_spec so = { .svc = *o }, sn = { .svc = *n };
 	char a[64], b[64];
-	size_t i, at = 0;
+	size_t at = 0;
+	int i;
 
 	buf[0] = 0;
-	for (i = 0; i < sizeof(xs_service_fields) / sizeof(xs_service_fields[0]); i++) {
-		xs_service_fields[i].fmt(o, a, sizeof(a));
-		xs_service_fields[i].fmt(n, b, sizeof(b));
+	for (i = 0; xs_service_keys[i].opt.name; i++) {
+		const struct xs_key *k = &xs_service_keys[i];
+
+		if (!xs_delivery_key(k))
+			continue;
+		xs_key_format(k, &so, a, sizeof(a));
+		xs_key_format(k, &sn, b, sizeof(b));
 		if (strcmp(a, b))
-			XS_PUT(buf, len, at, "%s%s %s -> %s", at ? ", " : "",
-			       xs_service_fields[i].name, a, b);
+			XS_PUT(buf, len, at, "%s%s %s -> %s", at ? ", " : "", k->opt.name, a, b);
 	}
 }
 
 void xs_plan_service_new(const struct xs_service_spec *s, char *buf, size_t len)
 {
+	const size_t encap = offsetof(struct xs_service_spec, svc.encap);
 	struct xs_service_spec d;
 	char a[64], b[64];
-	size_t i, at = 0;
+	size_t at = 0;
+	int i;
 
 	XS_PUT(buf, len, at, "%s", xs_name_of(xs_algo_names, s->algo));
 	if (s->algo == XS_ALGO_SHUFFLE)
@@ -89,11 +55,15 @@ void xs_plan_service_new(const struct xs_service_spec *s, char *buf, size_t len)
 	/* The defaults, as service add starts from them: what differs was set. */
 	if (xs_service_spec_init(&d, "192.0.2.1:1/tcp"))
 		return;
-	for (i = 1; i < sizeof(xs_service_fields) / sizeof(xs_service_fields[0]); i++) {
-		xs_service_fields[i].fmt(&d.svc, a, sizeof(a));
-		xs_service_fields[i].fmt(&s->svc, b, sizeof(b));
+	for (i = 0; xs_service_keys[i].opt.name; i++) {
+		const struct xs_key *k = &xs_service_keys[i];
+
+		if (!xs_delivery_key(k) || k->off == encap)
+			continue;
+		xs_key_format(k, &d, a, sizeof(a));
+		xs_key_format(k, s, b, sizeof(b));
 		if (strcmp(a, b))
-			XS_PUT(buf, len, at, ", %s %s", xs_service_fields[i].name, b);
+			XS_PUT(buf, len, at, ", %s %s", k->opt.name, b);
 	}
 	if (s->flow_fields) {
 		xs_format_fields(s->flow_fields, a, sizeof(a));

@@ -13,6 +13,7 @@
 #include "log.h"
 #include "names.h"
 #include "service.h"
+#include "spec.h"
 
 int xs_parse_service(const char *s, struct xs_service_key *key)
 {
@@ -240,11 +241,11 @@ __u32 xs_backend_uid(void)
 
 bool xs_service_same(const struct xs_service *a, const struct xs_service *b)
 {
-	return a->encap == b->encap && !memcmp(a->src4, b->src4, sizeof(a->src4)) &&
-	       a->src4_bits == b->src4_bits &&
-	       !memcmp(a->src6, b->src6, sizeof(a->src6)) && a->src6_bits == b->src6_bits &&
-	       a->quic == b->quic && a->second_chance == b->second_chance &&
-	       a->chance_window_s == b->chance_window_s;
+	/* Every key bound to a field of struct xs_service, as a spec holds it. */
+	struct xs_service_spec sa = { .svc = *a }, sb = { .svc = *b };
+	size_t at = offsetof(struct xs_service_spec, svc);
+
+	return xs_keys_same(xs_service_keys, &sa, &sb, at, at + sizeof(*a));
 }
 
 /* Adjust xs_self.n_services by @delta: 0 lets packets skip the service lookup. */

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * The keys of each object (spec.h): one table per object serves the
- * command's options, the file's keys and the help of both, and one setter
- * per object parses every key. A value a command refuses, a file refuses
- * with the same words.
+ * The keys of each object (spec.h): one table per object binds each key to
+ * the field it sets (key.h), and serves the command's options, the file's
+ * keys, their help, `show` and the comparisons. A key whose kind is not
+ * rule enough has a setter below. A value a command refuses, a file
+ * refuses with the same words.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,60 +25,132 @@
 #include "target.h"
 #include "xs_shuffle.h"
 
+static int xs_set_seed(void *spec, const struct xs_key *k, const char *val);
+static int xs_set_seed_file(void *spec, const struct xs_key *k, const char *val);
+static int xs_set_qsize(void *spec, const struct xs_key *k, const char *val);
+static int xs_set_target_id(void *spec, const struct xs_key *k, const char *val);
+static int xs_set_target_slots(void *spec, const struct xs_key *k, const char *val);
+static int xs_set_quic(void *spec, const struct xs_key *k, const char *val);
+static int xs_set_check(void *spec, const struct xs_key *k, const char *val);
+static int xs_set_weight(void *spec, const struct xs_key *k, const char *val);
+
+/* A place's slot list: its count and slots, not its id (the id key's). */
+#define XS_KEY_SLOTS(T) .kind = XS_KK_SLOTS, .off = offsetof(T, place.n_slots), \
+	.size = sizeof(struct xs_place) - offsetof(struct xs_place, n_slots), \
+	.show = XS_SHOW_SET, .json = XS_JSON_ALWAYS
+/* A place's id: XS_NO_TARGET when the commit picks it, and then not printed. */
+#define XS_KEY_ID(T, lo, hi) .kind = XS_KK_UINT, XS_KEY_FIELD(T, place.id), .min = (lo), \
+	.max = (hi), .show = XS_SHOW_SET, .json = XS_JSON_SET, .none = XS_NO_TARGET
+
+#define SET(m) XS_KEY_FIELD(struct xs_settings, m)
 const struct xs_key xs_settings_keys[] = {
-	{ "seed", "HEX", "128-bit hash key as 32 hex digits (default: random at attach)" },
-	{ "algo", "jump|shuffle", "the queue pool's selection algorithm (default jump)" },
-	{ "hand-size", "H", "shuffle: cards per hand, 1-15 (default " XS_XSTR(XS_DEFAULT_HAND) ")" },
-	{ "hash-fields", "LIST", "flow hash fields (default src,dst,sport,dport,proto)" },
-	{ "hand-fields", "LIST", "shuffle: fields that deal the hand (default src)" },
-	{ "slot-count", "N", "the queue pool's slots, holes included (default: as needed)" },
-	{ "seed-file", "PATH", "read the seed from PATH (root's, not readable by others)" },
-	{ 0 },
+	XS_KEY("seed", "HEX", "128-bit hash key as 32 hex digits (default: random at attach)",
+	       .kind = XS_KK_SEED, SET(seed), .set = xs_set_seed, .show = XS_SHOW_NEVER,
+	       .json = XS_JSON_ALWAYS, .example = "00112233445566778899aabbccddeeff"),
+	XS_KEY("algo", "jump|shuffle", "the queue pool's selection algorithm (default jump)",
+	       .kind = XS_KK_NAME, SET(algo), .names = xs_algo_names, .json = XS_JSON_ALWAYS,
+	       .example = "shuffle"),
+	XS_KEY("hand-size", "H",
+	       "shuffle: cards per hand, 1-15 (default " XS_XSTR(XS_DEFAULT_HAND) ")",
+	       .kind = XS_KK_UINT, SET(hand_size), .min = 1, .max = XS_MAX_HAND - 1,
+	       .json = XS_JSON_ALWAYS, .example = "3"),
+	XS_KEY("hash-fields", "LIST", "flow hash fields (default src,dst,sport,dport,proto)",
+	       .kind = XS_KK_FIELDS, SET(flow_fields), .json = XS_JSON_ALWAYS,
+	       .example = "src,dport"),
+	XS_KEY("hand-fields", "LIST", "shuffle: fields that deal the hand (default src)",
+	       .kind = XS_KK_FIELDS, SET(hand_fields), .json = XS_JSON_ALWAYS, .example = "dst"),
+	XS_KEY("slot-count", "N", "the queue pool's slots, holes included (default: as needed)",
+	       .kind = XS_KK_UINT, SET(slot_count), .min = 1, .max = XS_MAX_BUCKETS,
+	       .show = XS_SHOW_SET, .json = XS_JSON_ALWAYS, .example = "64"),
+	XS_KEY("seed-file", "PATH", "read the seed from PATH (root's, not readable by others)",
+	       .set = xs_set_seed_file, .show = XS_SHOW_NEVER),
+	{ .opt = { NULL } },
 };
+#undef SET
 
+#define TGT(m) XS_KEY_FIELD(struct xs_target_spec, m)
 const struct xs_key xs_target_keys[] = {
-	{ "qsize", "Q", "cpu: cpumap queue size in frames, 1-" XS_XSTR(XS_MAX_QSIZE)
-			" (default " XS_XSTR(XS_DEFAULT_QSIZE) ")" },
-	{ "drain", NULL, "added draining: in no slot, takes no new flows" },
-	{ "id", "N", "dev: its target id (as show prints it; default: chosen)" },
-	{ "slots", "LIST", "the slot it holds, as show prints it (default: chosen)" },
-	{ 0 },
+	XS_KEY("qsize", "Q", "cpu: cpumap queue size in frames, 1-" XS_XSTR(XS_MAX_QSIZE)
+			     " (default " XS_XSTR(XS_DEFAULT_QSIZE) ")",
+	       .kind = XS_KK_UINT, TGT(t.qsize), .min = 1, .max = XS_MAX_QSIZE,
+	       .set = xs_set_qsize, .show = XS_SHOW_SET, .json = XS_JSON_SET, .example = "512"),
+	XS_KEY("drain", NULL, "added draining: in no slot, takes no new flows",
+	       .kind = XS_KK_FLAG, TGT(drain), .show = XS_SHOW_LATE, .json = XS_JSON_ALWAYS),
+	XS_KEY("id", "N", "dev: its target id (as show prints it; default: chosen)",
+	       XS_KEY_ID(struct xs_target_spec, XS_DEV_BASE, XS_BACKEND_BASE - 1),
+	       .set = xs_set_target_id, .example = "130"),
+	XS_KEY("slots", "LIST", "the slot it holds, as show prints it (default: chosen)",
+	       XS_KEY_SLOTS(struct xs_target_spec), .set = xs_set_target_slots, .example = "7"),
+	{ .opt = { NULL } },
 };
+#undef TGT
 
+#define SVC(m) XS_KEY_FIELD(struct xs_service_spec, m)
+#define SVC_BITS(m) .off2 = offsetof(struct xs_service_spec, m)
+#define ONOFF .kind = XS_KK_NAME, .names = xs_onoff_names, .show = XS_SHOW_SET, .example = "on"
+/* Key order is help's; show prints them in it, XS_SHOW_LATE ones last. */
 const struct xs_key xs_service_keys[] = {
-	{ "algo", "jump|shuffle", "selection algorithm (default jump)" },
-	{ "hand-size", "H", "shuffle: cards per hand, 1-15 (default " XS_XSTR(XS_DEFAULT_HAND) ")" },
-	{ "encap", "ipip|l2|gue", "delivery: IP-in-IP tunnel, L2 DSR or GUE over UDP (default ipip)" },
-	{ "tunnel-src", "CIDR", "ipip, gue: outer IPv4 source prefix (default " XS_DEFAULT_TUNNEL_SRC4 ")" },
-	{ "tunnel-src6", "CIDR", "ipip, gue: outer IPv6 source prefix (default " XS_DEFAULT_TUNNEL_SRC6 ")" },
-	{ "slot-count", "N", "its pool's slots, holes included (default: as needed)" },
-	{ "hash-fields", "LIST", "its flow hash fields, e.g. dport (default: the interface's)" },
-	{ "quic", "on|off", "udp: route short-header QUIC by the server id in its connection id "
-			    "(default off)" },
-	{ "second-chance", "on|off", "gue: a backend without the connection sends it on to the "
-				     "backend before the last change (default off)" },
-	{ "second-chance-window", "DURATION", "how long after a change that lasts (default "
-					      XS_XSTR(XS_DEFAULT_CHANCE_WINDOW_S) "s)" },
-	XS_CHECK_KEYS,
-	{ 0 },
+	XS_KEY("algo", "jump|shuffle", "selection algorithm (default jump)",
+	       .kind = XS_KK_NAME, SVC(algo), .names = xs_algo_names, .json = XS_JSON_ALWAYS,
+	       .example = "shuffle"),
+	XS_KEY("hand-size", "H",
+	       "shuffle: cards per hand, 1-15 (default " XS_XSTR(XS_DEFAULT_HAND) ")",
+	       .kind = XS_KK_UINT, SVC(hand_size), .min = 1, .max = XS_MAX_HAND - 1,
+	       .json = XS_JSON_ALWAYS, .example = "5"),
+	XS_KEY("encap", "ipip|l2|gue",
+	       "delivery: IP-in-IP tunnel, L2 DSR or GUE over UDP (default ipip)",
+	       .kind = XS_KK_NAME, SVC(svc.encap), .names = xs_encap_names,
+	       .json = XS_JSON_ALWAYS, .example = "gue"),
+	XS_KEY("tunnel-src", "CIDR",
+	       "ipip, gue: outer IPv4 source prefix (default " XS_DEFAULT_TUNNEL_SRC4 ")",
+	       .kind = XS_KK_CIDR4, SVC(svc.src4), SVC_BITS(svc.src4_bits),
+	       .json = XS_JSON_ALWAYS, .example = "10.9.0.0/24"),
+	XS_KEY("tunnel-src6", "CIDR",
+	       "ipip, gue: outer IPv6 source prefix (default " XS_DEFAULT_TUNNEL_SRC6 ")",
+	       .kind = XS_KK_CIDR6, SVC(svc.src6), SVC_BITS(svc.src6_bits),
+	       .json = XS_JSON_ALWAYS, .example = "fd00:9::/112"),
+	XS_KEY("slot-count", "N", "its pool's slots, holes included (default: as needed)",
+	       .kind = XS_KK_UINT, SVC(slot_count), .min = 1, .max = XS_MAX_BUCKETS,
+	       .show = XS_SHOW_SET, .json = XS_JSON_ALWAYS, .example = "128"),
+	XS_KEY("hash-fields", "LIST", "its flow hash fields, e.g. dport (default: the interface's)",
+	       .kind = XS_KK_FIELDS, SVC(flow_fields), .show = XS_SHOW_LATE, .example = "dport"),
+	XS_KEY("quic", "on|off",
+	       "udp: route short-header QUIC by the server id in its connection id (default off)",
+	       SVC(svc.quic), .set = xs_set_quic, ONOFF),
+	XS_KEY("second-chance", "on|off", "gue: a backend without the connection sends it on to "
+					  "the backend before the last change (default off)",
+	       SVC(svc.second_chance), ONOFF),
+	XS_KEY("second-chance-window", "DURATION", "how long after a change that lasts (default "
+						   XS_XSTR(XS_DEFAULT_CHANCE_WINDOW_S) "s)",
+	       .kind = XS_KK_SECONDS, SVC(svc.chance_window_s), .min = 1,
+	       .max = XS_MAX_CHANCE_WINDOW_S, .show = XS_SHOW_WITH_PREV, .example = "90s"),
+	/* The check's keys: its own setter, and one printer for them all (check.c). */
+	XS_CHECK_KEYS(.set = xs_set_check, .show = XS_SHOW_NEVER),
+	{ .opt = { NULL } },
 };
+#undef ONOFF
+#undef SVC_BITS
+#undef SVC
 
-/*
- * Where the check's keys start in xs_service_keys: the keys before them are
- * the switch in xs_service_spec_set(), checked at its first call.
- */
-#define XS_CHECK_KEY0 10
-
+#define BE(m) XS_KEY_FIELD(struct xs_backend_spec, m)
 const struct xs_key xs_backend_keys[] = {
-	{ "weight", "W", "share of new flows, 1-" XS_XSTR(XS_MAX_WEIGHT) " (default 1): W slots" },
-	{ "drain", NULL, "added draining: in no slot, takes no new flows" },
-	{ "id", "N", "its target id (as show prints it; default: chosen)" },
-	{ "slots", "LIST", "the slots it holds, as show prints it (default: chosen)" },
-	{ 0 },
+	XS_KEY("weight", "W",
+	       "share of new flows, 1-" XS_XSTR(XS_MAX_WEIGHT) " (default 1): W slots",
+	       .kind = XS_KK_UINT, BE(t.weight), .min = 1, .max = XS_MAX_WEIGHT,
+	       .set = xs_set_weight, .json = XS_JSON_ALWAYS, .example = "3"),
+	XS_KEY("drain", NULL, "added draining: in no slot, takes no new flows",
+	       .kind = XS_KK_FLAG, BE(drain), .show = XS_SHOW_LATE, .json = XS_JSON_ALWAYS),
+	XS_KEY("id", "N", "its target id (as show prints it; default: chosen)",
+	       XS_KEY_ID(struct xs_backend_spec, XS_BACKEND_BASE, XS_MAX_TARGETS - 1),
+	       .example = "400"),
+	XS_KEY("slots", "LIST", "the slots it holds, as show prints it (default: chosen)",
+	       XS_KEY_SLOTS(struct xs_backend_spec), .example = "0,7,12"),
+	{ .opt = { NULL } },
 };
+#undef BE
 
 /* "3" or "0,7,12": slot numbers, each at most once, at most XS_MAX_WEIGHT of them. */
-static int xs_parse_slots(const char *s, struct xs_place *p)
+int xs_parse_slots(const char *s, struct xs_place *p)
 {
 	char buf[XS_MAX_WEIGHT * 8], *tok, *save = NULL;
 	__u32 v, i;
@@ -107,55 +180,6 @@ static int xs_parse_slots(const char *s, struct xs_place *p)
 		pr_warn("slots: '%s' lists no slot\n", s);
 		return -EINVAL;
 	}
-	return 0;
-}
-
-static int xs_parse_slot_count(const char *s, __u32 *n)
-{
-	return xs_parse_u32(s, "slot-count", 1, XS_MAX_BUCKETS, n);
-}
-
-/* Index of @key in @keys; -EINVAL printed for a key the object does not have. */
-static int xs_key_index(const struct xs_key *keys, const char *what, const char *key,
-			const char *val)
-{
-	struct xs_suggest sg;
-	char hint[96];
-	int i;
-
-	xs_suggest_init(&sg, key, strlen(key));
-	for (i = 0; keys[i].name; i++) {
-		xs_suggest_add(&sg, keys[i].name, strlen(keys[i].name));
-		if (strcmp(keys[i].name, key))
-			continue;
-		if (!keys[i].arg != !val) {
-			pr_warn("%s: '%s' %s\n", what, key, val ? "takes no value" : "needs a value");
-			return -EINVAL;
-		}
-		return i;
-	}
-	pr_warn("%s: unknown key '%s'%s\n", what, key, xs_suggest_hint(&sg, NULL, hint, sizeof(hint)));
-	return -EINVAL;
-}
-
-static int xs_parse_hand(const char *s, __u8 *hand)
-{
-	__u32 u;
-
-	/* 15 is the largest hand any N allows within 60 bits (N = 15 or 16). */
-	if (xs_parse_u32(s, "hand-size", 1, XS_MAX_HAND - 1, &u))
-		return -EINVAL;
-	*hand = (__u8)u;
-	return 0;
-}
-
-static int xs_parse_algo(const char *s, __u8 *algo)
-{
-	unsigned int v;
-
-	if (xs_name_parse(xs_algo_names, s, "algo", &v))
-		return -EINVAL;
-	*algo = (__u8)v;
 	return 0;
 }
 
@@ -217,34 +241,30 @@ void xs_settings_init(struct xs_settings *s)
 	s->hand_fields = XS_F_DEFAULT_HAND;
 }
 
+static int xs_set_seed(void *spec, const struct xs_key *k, const char *val)
+{
+	struct xs_settings *s = spec;
+
+	s->has_seed = true;
+	if (strcmp(val, "random"))
+		return xs_key_parse(k, spec, val);
+	if (getrandom(s->seed, sizeof(s->seed), 0) == sizeof(s->seed))
+		return 0;
+	pr_warn("seed: cannot draw a random seed: %s\n", strerror(errno));
+	return -EIO;
+}
+
+static int xs_set_seed_file(void *spec, const struct xs_key *k, const char *val)
+{
+	struct xs_settings *s = spec;
+
+	s->has_seed = true;
+	return xs_read_seed_file(val, s->seed);
+}
+
 int xs_settings_set(struct xs_settings *s, const char *key, const char *val)
 {
-	switch (xs_key_index(xs_settings_keys, "setting", key, val)) {
-	case 0:
-		s->has_seed = true;
-		if (!strcmp(val, "random")) {
-			if (getrandom(s->seed, sizeof(s->seed), 0) == sizeof(s->seed))
-				return 0;
-			pr_warn("seed: cannot draw a random seed: %s\n", strerror(errno));
-			return -EIO;
-		}
-		return xs_parse_seed(val, s->seed);
-	case 1:
-		return xs_parse_algo(val, &s->algo);
-	case 2:
-		return xs_parse_hand(val, &s->hand_size);
-	case 3:
-		return xs_parse_fields(val, "hash-fields", &s->flow_fields);
-	case 4:
-		return xs_parse_fields(val, "hand-fields", &s->hand_fields);
-	case 5:
-		return xs_parse_slot_count(val, &s->slot_count);
-	case 6:
-		s->has_seed = true;
-		return xs_read_seed_file(val, s->seed);
-	default:
-		return -EINVAL;
-	}
+	return xs_key_set(xs_settings_keys, "setting", s, key, val);
 }
 
 int xs_target_spec_init(struct xs_target_spec *s, const char *kind, const char *val,
@@ -278,36 +298,45 @@ int xs_target_spec_init(struct xs_target_spec *s, const char *kind, const char *
 	return 0;
 }
 
-int xs_target_spec_set(struct xs_target_spec *s, const char *key, const char *val)
+static int xs_set_qsize(void *spec, const struct xs_key *k, const char *val)
 {
-	switch (xs_key_index(xs_target_keys, "target", key, val)) {
-	case 0:
-		if (s->t.kind != XS_TARGET_CPU) {
-			pr_warn("target dev %s: qsize applies to cpu targets only\n", s->ifname);
-			return -EINVAL;
-		}
-		return xs_parse_u32(val, "qsize", 1, XS_MAX_QSIZE, &s->t.qsize);
-	case 1:
-		s->drain = true;
-		return 0;
-	case 2:
-		if (s->t.kind != XS_TARGET_DEV) {
-			pr_warn("target cpu %u: id applies to dev targets only (a cpu's id is the "
-				"cpu)\n", s->t.cpu);
-			return -EINVAL;
-		}
-		return xs_parse_u32(val, "id", XS_DEV_BASE, XS_BACKEND_BASE - 1, &s->place.id);
-	case 3:
-		if (xs_parse_slots(val, &s->place))
-			return -EINVAL;
-		if (s->place.n_slots > 1) {
-			pr_warn("slots: a target holds one slot, not %u\n", s->place.n_slots);
-			return -EINVAL;
-		}
-		return 0;
-	default:
+	struct xs_target_spec *s = spec;
+
+	if (s->t.kind != XS_TARGET_CPU) {
+		pr_warn("target dev %s: qsize applies to cpu targets only\n", s->ifname);
 		return -EINVAL;
 	}
+	return xs_key_parse(k, spec, val);
+}
+
+static int xs_set_target_id(void *spec, const struct xs_key *k, const char *val)
+{
+	struct xs_target_spec *s = spec;
+
+	if (s->t.kind != XS_TARGET_DEV) {
+		pr_warn("target cpu %u: id applies to dev targets only (a cpu's id is the "
+			"cpu)\n", s->t.cpu);
+		return -EINVAL;
+	}
+	return xs_key_parse(k, spec, val);
+}
+
+static int xs_set_target_slots(void *spec, const struct xs_key *k, const char *val)
+{
+	struct xs_target_spec *s = spec;
+
+	if (xs_key_parse(k, spec, val))
+		return -EINVAL;
+	if (s->place.n_slots > 1) {
+		pr_warn("slots: a target holds one slot, not %u\n", s->place.n_slots);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int xs_target_spec_set(struct xs_target_spec *s, const char *key, const char *val)
+{
+	return xs_key_set(xs_target_keys, "target", s, key, val);
 }
 
 int xs_service_spec_init(struct xs_service_spec *s, const char *service)
@@ -323,61 +352,36 @@ int xs_service_spec_init(struct xs_service_spec *s, const char *service)
 	       xs_parse_cidr(XS_DEFAULT_TUNNEL_SRC6, AF_INET6, s->svc.src6, &s->svc.src6_bits);
 }
 
+static int xs_set_quic(void *spec, const struct xs_key *k, const char *val)
+{
+	struct xs_service_spec *s = spec;
+
+	if (xs_key_parse(k, spec, val))
+		return -EINVAL;
+	if (s->svc.quic && s->key.proto != XS_IPPROTO_UDP) {
+		s->svc.quic = 0;
+		pr_warn("quic: applies to udp services only\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The check's keys by their place in XS_CHECK_KEYS, which xs_check_set() numbers. */
+static const struct xs_key xs_check_order[] = { XS_CHECK_KEYS() };
+
+static int xs_set_check(void *spec, const struct xs_key *k, const char *val)
+{
+	struct xs_service_spec *s = spec;
+	int i;
+
+	for (i = 0; i < XS_CHECK_NKEYS && strcmp(xs_check_order[i].opt.name, k->opt.name); i++)
+		;
+	return xs_check_set(&s->check, &s->check_given, i, val);
+}
+
 int xs_service_spec_set(struct xs_service_spec *s, const char *key, const char *val)
 {
-	int k = xs_key_index(xs_service_keys, "service", key, val);
-	unsigned int v;
-	__u64 ms;
-
-	/* A key added before the check's without moving XS_CHECK_KEY0 would land in the check. */
-	if (strcmp(xs_service_keys[XS_CHECK_KEY0].name, "check")) {
-		pr_warn("internal: xs_service_keys[%d] is '%s', not 'check'\n", XS_CHECK_KEY0,
-			xs_service_keys[XS_CHECK_KEY0].name);
-		return -EINVAL;
-	}
-	if (k >= XS_CHECK_KEY0)
-		return xs_check_set(&s->check, &s->check_given, k - XS_CHECK_KEY0, val);
-	switch (k) {
-	case 0:
-		return xs_parse_algo(val, &s->algo);
-	case 1:
-		return xs_parse_hand(val, &s->hand_size);
-	case 2:
-		if (xs_name_parse(xs_encap_names, val, "encap", &v))
-			return -EINVAL;
-		s->svc.encap = (__u8)v;
-		return 0;
-	case 3:
-		return xs_parse_cidr(val, AF_INET, &s->svc.src4, &s->svc.src4_bits);
-	case 4:
-		return xs_parse_cidr(val, AF_INET6, s->svc.src6, &s->svc.src6_bits);
-	case 5:
-		return xs_parse_slot_count(val, &s->slot_count);
-	case 6:
-		return xs_parse_fields(val, "hash-fields", &s->flow_fields);
-	case 7:
-		if (xs_name_parse(xs_onoff_names, val, "quic", &v))
-			return -EINVAL;
-		if (v && s->key.proto != XS_IPPROTO_UDP) {
-			pr_warn("quic: applies to udp services only\n");
-			return -EINVAL;
-		}
-		s->svc.quic = (__u8)v;
-		return 0;
-	case 8:
-		if (xs_name_parse(xs_onoff_names, val, "second-chance", &v))
-			return -EINVAL;
-		s->svc.second_chance = (__u8)v;
-		return 0;
-	case 9:
-		if (xs_parse_duration(val, "second-chance-window", 1000,
-				      XS_MAX_CHANCE_WINDOW_S * 1000ULL, &ms))
-			return -EINVAL;
-		s->svc.chance_window_s = (__u32)(ms / 1000);
-		return 0;
-	default:
-		return -EINVAL;
-	}
+	return xs_key_set(xs_service_keys, "service", s, key, val);
 }
 
 int xs_backend_spec_init(struct xs_backend_spec *s, const char *service, const char *addr)
@@ -391,27 +395,17 @@ int xs_backend_spec_init(struct xs_backend_spec *s, const char *service, const c
 	return 0;
 }
 
+static int xs_set_weight(void *spec, const struct xs_key *k, const char *val)
+{
+	struct xs_backend_spec *s = spec;
+
+	s->weight_set = true;
+	return xs_key_parse(k, spec, val);
+}
+
 int xs_backend_spec_set(struct xs_backend_spec *s, const char *key, const char *val)
 {
-	__u32 w;
-
-	switch (xs_key_index(xs_backend_keys, "backend", key, val)) {
-	case 0:
-		if (xs_parse_u32(val, "weight", 1, XS_MAX_WEIGHT, &w))
-			return -EINVAL;
-		s->t.weight = (__u16)w;
-		s->weight_set = true;
-		return 0;
-	case 1:
-		s->drain = true;
-		return 0;
-	case 2:
-		return xs_parse_u32(val, "id", XS_BACKEND_BASE, XS_MAX_TARGETS - 1, &s->place.id);
-	case 3:
-		return xs_parse_slots(val, &s->place);
-	default:
-		return -EINVAL;
-	}
+	return xs_key_set(xs_backend_keys, "backend", s, key, val);
 }
 
 int xs_settings_key(void *spec, const char *key, const char *val)

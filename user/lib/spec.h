@@ -2,8 +2,9 @@
 /*
  * The objects a model holds (model.h), as specs: what one line of a file or
  * one command says about a target, a service, a backend or the settings.
- * One key table per object serves a command's options, a file's keys and
- * the help of both; one setter per object parses every key (spec.c).
+ * One key table per object (key.h) binds each key to the field it sets, and
+ * serves a command's options, a file's keys, their help, `show` and the
+ * comparisons (spec.c).
  */
 #ifndef XS_SPEC_H
 #define XS_SPEC_H
@@ -11,18 +12,9 @@
 #include <net/if.h>
 #include <stdbool.h>
 #include "defaults.h"
+#include "key.h"
 #include "xdpsteer.h"
 #include "xs_check.h"
-
-/*
- * A key of an object: `--NAME ARG` on a command, `NAME ARG` on a line of a
- * file. The same table drives both and their help (arg NULL: a flag).
- */
-struct xs_key {
-	const char *name;
-	const char *arg;
-	const char *help;
-};
 
 /*
  * Where an object sits, as `show` prints it: its target id and the slots
@@ -78,11 +70,11 @@ struct xs_backend_spec {
 	struct xs_place place;
 };
 
-extern const struct xs_key xs_settings_keys[];	/* seed algo hand-size hash-fields hand-fields slot-count seed-file */
-extern const struct xs_key xs_target_keys[];	/* qsize drain id slots */
-/* algo hand-size encap tunnel-src tunnel-src6 slot-count hash-fields quic, then the check's */
-extern const struct xs_key xs_service_keys[];
-extern const struct xs_key xs_backend_keys[];	/* weight drain id slots */
+/* The key tables (spec.c), each ended by a NULL name: the keys a line or command takes. */
+extern const struct xs_key xs_settings_keys[];
+extern const struct xs_key xs_target_keys[];
+extern const struct xs_key xs_service_keys[];	/* the check's keys last */
+extern const struct xs_key xs_backend_keys[];
 
 /* The setters below for a caller that holds a spec of either kind behind a key table. */
 typedef int (*xs_key_setter)(void *spec, const char *key, const char *val);
@@ -90,6 +82,9 @@ int xs_settings_key(void *spec, const char *key, const char *val);
 int xs_target_key(void *spec, const char *key, const char *val);
 int xs_service_key(void *spec, const char *key, const char *val);
 int xs_backend_key(void *spec, const char *key, const char *val);
+
+/* "3" or "0,7,12" into @p's slot list: -EINVAL printed. */
+int xs_parse_slots(const char *s, struct xs_place *p);
 
 /* 0, or -EPERM (printed) when @path, which holds the seed, is not root's alone. */
 struct stat;
