@@ -76,7 +76,7 @@ int xs_opt_index(const struct xs_cmd *cmd, const char *name, size_t len)
 	return -1;
 }
 
-const char *const xs_opt_names[XS_OPT_COUNT] = {
+const char *const xs_opt_names[XS_OPT_NR] = {
 #define XS_OPT_NAME(id, name) [XS_OPT_##id] = name,
 	XS_OPTS(XS_OPT_NAME)
 #undef XS_OPT_NAME

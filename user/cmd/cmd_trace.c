@@ -262,12 +262,12 @@ static int xs_trace_options(const struct xs_args *a, struct xs_trace_filter *f, 
 	__u32 v;
 
 	f->rate = XS_TRACE_DEFAULT_RATE;
-	if ((s = xs_arg(a, "sample")) && xs_parse_u32(s, "trace: --sample", 1, 1U << 30, &f->sample))
+	if ((s = xs_arg(a, XS_OPT_SAMPLE)) && xs_parse_u32(s, "trace: --sample", 1, 1U << 30, &f->sample))
 		return -EINVAL;
-	if ((s = xs_arg(a, "rate")) && xs_parse_u32(s, "trace: --rate", 0, 1U << 30, &f->rate))
+	if ((s = xs_arg(a, XS_OPT_RATE)) && xs_parse_u32(s, "trace: --rate", 0, 1U << 30, &f->rate))
 		return -EINVAL;
 	*max = 0;
-	if ((s = xs_arg(a, "count"))) {
+	if ((s = xs_arg(a, XS_OPT_COUNT))) {
 		if (xs_parse_u32(s, "trace: --count", 1, 0xffffffffU, &v))
 			return -EINVAL;
 		*max = v;
@@ -277,10 +277,10 @@ static int xs_trace_options(const struct xs_args *a, struct xs_trace_filter *f, 
 
 int xs_cmd_trace(const struct xs_args *a)
 {
-	struct xs_trace_out o = { .a = a, .json = xs_flag(a, "json") || xs_flag(a, "pretty"),
-				  .pretty = xs_flag(a, "pretty") };
+	struct xs_trace_out o = { .a = a, .json = xs_flag(a, XS_OPT_JSON) || xs_flag(a, XS_OPT_PRETTY),
+				  .pretty = xs_flag(a, XS_OPT_PRETTY) };
 	struct ring_buffer *rb = NULL, *old = NULL;
-	const char *pcap = xs_arg(a, "pcap");
+	const char *pcap = xs_arg(a, XS_OPT_PCAP);
 	struct sigaction sa = { .sa_handler = xs_trace_signal };
 	struct xs_trace_filter f;
 	struct xs_trace t = { .filter_fd = -1, .ring_fd = -1, .bss_fd = -1 };

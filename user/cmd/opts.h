@@ -14,6 +14,7 @@
 	X(CACERT, "cacert") \
 	X(CERT, "cert") \
 	X(CHECK_EVERY, "check-every") \
+	X(COUNT, "count") \
 	X(CSV, "csv") \
 	X(DOC, "doc") \
 	X(DRY_RUN, "dry-run") \
@@ -38,15 +39,18 @@
 	X(LOAD, "load") \
 	X(METRICS, "metrics") \
 	X(PASSWORD_FILE, "password-file") \
+	X(PCAP, "pcap") \
 	X(PER_CPU, "per-cpu") \
 	X(PIN_RATE, "pin-rate") \
 	X(PLOT, "plot") \
 	X(PREFIX, "prefix") \
 	X(PRETTY, "pretty") \
 	X(QUEUES, "queues") \
+	X(RATE, "rate") \
 	X(RATIO, "ratio") \
 	X(REMOVE, "remove") \
 	X(RUN_DIR, "run-dir") \
+	X(SAMPLE, "sample") \
 	X(SECRETS, "secrets") \
 	X(SEED, "seed") \
 	X(SLOTS, "slots") \
@@ -66,10 +70,10 @@ enum xs_opt_id {
 #define XS_OPT_ENUM(id, name) XS_OPT_##id,
 	XS_OPTS(XS_OPT_ENUM)
 #undef XS_OPT_ENUM
-	XS_OPT_COUNT
+	XS_OPT_NR		/* how many there are */
 };
 
 /* The option's name, as a command line spells it after "--". */
-extern const char *const xs_opt_names[XS_OPT_COUNT];
+extern const char *const xs_opt_names[XS_OPT_NR];
 
 #endif /* XS_OPTS_H */
