@@ -23,7 +23,7 @@ with `xdpsteer` on the PATH meaning --xs. What is run and compared:
 - `# mount -t bpf ...` is not run (the testbed has bpffs); `# $EDITOR FILE`
   runs the edit its comment describes, from EDITS below; `# xdpsteer agent
   ...` is not run (a daemon that runs until stopped; test_agent.sh runs
-  it), nor are `# systemctl ...` and `version` (its commit and hashes).
+  it), nor is `trace` (it too runs until stopped; test_trace.sh runs it), nor are `# systemctl ...` and `version` (its commit and hashes).
 - --prompt $ reads `$ COMMAND` blocks instead (docs/usage.md's); --until
   WORDS stops after the first command that starts with WORDS (a document
   run as the setup of another, in the same --dir).
@@ -59,6 +59,7 @@ EDITS = {
 SKIP = [
     ("mount -t bpf", "the testbed mounts bpffs"),
     ("xdpsteer agent", "a daemon: it runs until stopped (test_agent.sh runs it)"),
+    ("xdpsteer trace", "it runs until stopped (test_trace.sh runs it)"),
     ("systemctl", "needs systemd and the installed unit (test_cli.sh verifies the unit)"),
     ("xdpsteer version", "build-specific: the commit and the objects' SHA-256"),
 ]
