@@ -88,7 +88,8 @@ as_user() {
 # commands use was refused, and root without them was let through to fail
 # part way with EPERM (or to succeed, for a map edit).
 t_capabilities_not_uid() {
-	local dir=$PIN_ROOT/$IF_STEER all=+sys_admin,+net_admin,+dac_override before
+	local dir all=+sys_admin,+net_admin,+dac_override before
+	dir=$(pin_dir "$NS_STEER" "$IF_STEER")
 	attach >/dev/null
 	xs target add "$IF_STEER" cpu 0 >/dev/null
 	as_user "$all" target add "$IF_STEER" cpu 1 ||

@@ -382,7 +382,7 @@ t_dev_target_loop() {
 	ip -n "$NS_STEER" link set "$lb" up
 	attach_in "$NS_STEER" "$la" --xdp-mode skb >/dev/null
 	xs target add "$la" cpu 0 >/dev/null
-	before=$(bpftool map dump pinned "$PIN_ROOT/$la/xs_targets" | md5sum)
+	before=$(bpftool map dump pinned "$(pin_dir "$NS_STEER" "$la")/xs_targets" | md5sum)
 	expect_error "target dev: the veth peer" "target dev $lb is the veth peer of $la: .*loop" \
 		xs target add "$la" dev "$lb"
 	printf 'target cpu 0\ntarget dev %s\n' "$lb" >"$f"
@@ -392,7 +392,7 @@ t_dev_target_loop() {
 	expect_error "target dev: the interface itself" "target dev $la is $la itself: .*loop" \
 		xs target add "$la" dev "$la"
 	assert_eq "xs_targets unchanged" \
-		"$(bpftool map dump pinned "$PIN_ROOT/$la/xs_targets" | md5sum)" "$before"
+		"$(bpftool map dump pinned "$(pin_dir "$NS_STEER" "$la")/xs_targets" | md5sum)" "$before"
 	# Any other veth is a target as before.
 	xs target add "$la" dev "$DEV_A" >/dev/null
 	echo "ok: dev $DEV_A, whose peer is not $la, is taken"
@@ -414,7 +414,7 @@ t_decap_beside_steering() {
 	grep -q "xdp off" "$XS_TMP/ee.err" && fail "the advice still removes whatever runs there"
 	assert_eq "the steering program is still there" \
 		"$(ip -n "$NS_STEER" -d link show dev "$IF_STEER" | grep -o 'prog/xdp id [0-9]*')" "$id"
-	[ ! -e "$DECAP_PIN_ROOT/$IF_STEER" ] || fail "a refused decap attach left its pins"
+	[ ! -e "$(decap_pin_dir "$NS_STEER" "$IF_STEER")" ] || fail "a refused decap attach left its pins"
 	echo "ok: refused, the steering program untouched"
 }
 
