@@ -265,7 +265,7 @@ t_agents_apart() {
 		on "$s"
 		ns_root "$NS_STEER" "$RUN_ROOT" >>"$XS_TMP/run_dirs"
 		_agent_wait "$s" 'd["applied"] == 1 and d["error"] is None'
-		assert_eq "side $s: its own agent answers" "$(xs agent status | pyx 'd["pid"]' -)" \
+		assert_eq "side $s: its own agent answers" "$(xs agent status -j | pyx 'd["pid"]' -)" \
 			"$(cat "$XS_TMP/agent$s.pid")"
 	done
 	on A
@@ -287,7 +287,7 @@ t_agents_apart() {
 	_agent_wait A 'not d["interfaces"][0]["attached"]'
 	on B
 	assert_eq "side B's agent: still attached" \
-		"$(xs agent status | pyx 'd["interfaces"][0]["attached"] and d["error"] is None' -)" true
+		"$(xs agent status -j | pyx 'd["interfaces"][0]["attached"] and d["error"] is None' -)" true
 	stop_daemon agentA
 	stop_daemon agentB
 	rm -r "$(pin_dir "$NS_A" "$IF_STEER")"
@@ -297,7 +297,7 @@ t_agents_apart() {
 _agent_wait() {
 	local end=$((SECONDS + 15))
 	while [ "$SECONDS" -lt "$end" ]; do
-		[ "$(xs agent status 2>/dev/null | pyx "$2" - 2>/dev/null)" = true ] && { echo "ok: side $1's agent: $2"; return 0; }
+		[ "$(xs agent status -j 2>/dev/null | pyx "$2" - 2>/dev/null)" = true ] && { echo "ok: side $1's agent: $2"; return 0; }
 		sleep 0.05
 	done
 	xs agent status || true
